@@ -1,0 +1,360 @@
+"""``build_digest``: from merged PRs to the weekly :class:`~chatbot.models.Digest`. Pure.
+
+The same PRs, rules, week, zone and language give the same Digest, field for field; nothing
+here reads a clock (``generated_at`` is passed in by the scheduler or the CLI).
+"""
+
+from __future__ import annotations
+
+import posixpath
+import re
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from datetime import datetime
+
+from chatbot.analysis import RISK_ORDER, PRAnalysis, analyze_prs
+from chatbot.errors import InputError
+from chatbot.i18n import lines_text, tr
+from chatbot.models import (
+    AnalyzedPR,
+    ContributorCount,
+    Digest,
+    ModuleStat,
+    PathCount,
+    PullRequest,
+    Recommendation,
+    RiskItem,
+    Theme,
+)
+from chatbot.rules import OTHER_MODULE, Rules
+from chatbot.weeks import IsoWeek, load_zone
+
+
+def dedupe(prs: Iterable[PullRequest]) -> dict[int, PullRequest]:
+    """One PR per number (a later record replaces an earlier one), keyed and ordered by number."""
+    by_num: dict[int, PullRequest] = {}
+    for pr in prs:
+        by_num[pr.number] = pr
+    return dict(sorted(by_num.items()))
+
+
+def newest_week(prs: Iterable[PullRequest], tz: str) -> IsoWeek | None:
+    """The ISO week in ``tz`` containing the newest ``merged_at``; None when there are no PRs."""
+    newest = max((p.merged_at for p in prs), default=None)
+    return None if newest is None else IsoWeek.containing(newest, load_zone(tz))
+
+
+def _counts(values: Iterable[str]) -> dict[str, int]:
+    c = Counter(values)
+    return dict(sorted(c.items(), key=lambda kv: (-kv[1], kv[0])))
+
+
+def _is_bot(login: str, is_bot: bool) -> bool:
+    return is_bot or login.endswith("[bot]")
+
+
+def _gist(a: PRAnalysis, lang: str, rules: Rules) -> str:
+    pr = a.pr
+    sep = tr(lang, "sep")
+    mods = sep.join(rules.module_display(m, lang) for m in a.modules[:3])
+    n = max(pr.changed_files, len(pr.files))
+    files = tr(lang, "gist.file") if n == 1 else tr(lang, "gist.files", n=f"{n:,}")
+    parts = [mods, files, lines_text(pr.additions, pr.deletions)]
+    if a.risk_tags:
+        parts.append(sep.join(tr(lang, f"risk.{t}") for t in a.risk_tags))
+    return " · ".join(parts)
+
+
+def _analyzed(a: PRAnalysis, reverted_by: int | None, lang: str, rules: Rules) -> AnalyzedPR:
+    pr = a.pr
+    return AnalyzedPR(
+        number=pr.number,
+        title=pr.title,
+        url=pr.url,
+        author=pr.author.login if pr.author else "",
+        importance=a.importance,
+        labels=a.labels,
+        modules=a.modules,
+        primary_module=a.primary_module,
+        risk_tags=a.risk_tags,
+        risk_reasons=a.risk_reasons,
+        reverted_by=reverted_by,
+        additions=pr.additions,
+        deletions=pr.deletions,
+        changed_files=max(pr.changed_files, len(pr.files)),
+        merged_at=pr.merged_at,
+        gist=_gist(a, lang, rules),
+    )
+
+
+def _rank_key(p: AnalyzedPR) -> tuple[float, int]:
+    return (-p.importance, p.number)
+
+
+def _themes(
+    analyses: Sequence[PRAnalysis], key: Sequence[AnalyzedPR], eligible: Sequence[AnalyzedPR], rules: Rules, lang: str
+) -> list[Theme]:
+    """The 2-4 modules with most key-PR weight: each key PR adds importance x its share of changed
+    lines in the module. Each theme cites its key PRs, topped up from the module's other PRs to two."""
+    by_num = {a.pr.number: a for a in analyses}
+    weight: Counter[str] = Counter()
+    for p in key:
+        a = by_num[p.number]
+        total = sum(x + y for x, y in a.module_churn.values())
+        for mod, (x, y) in a.module_churn.items():
+            if mod == OTHER_MODULE:
+                continue
+            share = (x + y) / total if total else 1 / len(a.module_churn)
+            weight[mod] += p.importance * share
+    order = rules.compiled.module_order
+    ranked = sorted(weight, key=lambda m: (-round(weight[m], 6), order.get(m, 0)))
+    themes: list[Theme] = []
+    used: set[int] = set()
+    top_weight = weight[ranked[0]] if ranked else 0.0
+    for mod in ranked:
+        if len(themes) >= rules.thresholds.themes_max:
+            break
+        if len(themes) >= 2 and weight[mod] < 0.25 * top_weight:
+            break
+        in_mod = [p for p in key if mod in p.modules]
+        ranked_prs = (
+            [p for p in in_mod if p.primary_module == mod and p.number not in used]
+            + [p for p in in_mod if p.primary_module != mod and p.number not in used]
+            + [p for p in in_mod if p.number in used]
+        )
+        cited = [p.number for p in ranked_prs][:4]
+        for p in eligible:
+            if len(cited) >= 2:
+                break
+            if mod in p.modules and p.number not in cited:
+                cited.append(p.number)
+        if len(cited) < 2:
+            continue
+        used.update(cited)
+        mod_prs = [a for a in analyses if mod in a.modules]
+        adds = sum(a.module_churn[mod][0] for a in mod_prs)
+        dels = sum(a.module_churn[mod][1] for a in mod_prs)
+        themes.append(
+            Theme(
+                module=mod,
+                name=rules.module_display(mod, lang),
+                weight=round(weight[mod], 2),
+                prs=tuple(cited),
+                summary=tr(lang, "theme.summary", n=len(mod_prs), lines=lines_text(adds, dels)),
+            )
+        )
+    return themes
+
+
+def _risk_items(prs: Sequence[AnalyzedPR], analyses: dict[int, PRAnalysis], rules: Rules, lang: str) -> list[RiskItem]:
+    items: list[RiskItem] = []
+    compiled = rules.compiled
+    path_filter = {
+        "core-path-change": compiled.core,
+        "dependency-change": compiled.dependency,
+        "security-sensitive": compiled.security,
+    }
+    for tag in RISK_ORDER:
+        tagged = sorted((p for p in prs if tag in p.risk_tags), key=_rank_key)
+        if not tagged:
+            continue
+        top = tagged[0]
+        matcher = path_filter.get(tag)
+        detail: str
+        if matcher is not None and len(tagged) > 1:
+            counter: Counter[str] = Counter()
+            adds: Counter[str] = Counter()
+            dels: Counter[str] = Counter()
+            for p in tagged:
+                for f in analyses[p.number].pr.files:
+                    if matcher.matches(f.path):
+                        counter[f.path] += 1
+                        adds[f.path] += f.additions
+                        dels[f.path] += f.deletions
+            if counter:
+                path = min(counter, key=lambda k: (-counter[k], -(adds[k] + dels[k]), k))
+                detail = tr(lang, "risk_detail.paths", n=len(tagged), path=path, lines=lines_text(adds[path], dels[path]),
+                            k=counter[path], top=top.number, reason=top.risk_reasons[tag])
+            else:
+                detail = tr(lang, "risk_detail", n=len(tagged), reason_head=tr(lang, f"risk.{tag}"), top=top.number,
+                            reason=top.risk_reasons[tag])
+        else:
+            detail = tr(lang, "risk_detail", n=len(tagged), reason_head=tr(lang, f"risk.{tag}"), top=top.number,
+                        reason=top.risk_reasons[tag])
+        if tag in ("revert", "follow-up-fix", "missing-tests", "large-change", "tests-removed") or "/" not in detail:
+            # Name a path and its line counts for every item (the PR's largest file).
+            biggest = max(analyses[top.number].pr.files, key=lambda f: (f.lines, f.path), default=None)
+            if biggest is not None and biggest.path not in detail:
+                detail += f" [{biggest.path} {lines_text(biggest.additions, biggest.deletions)}]"
+        if tag == "revert":
+            pairs = sorted((p.number, p.reverted_by) for p in prs if p.reverted_by is not None)
+            if pairs:
+                detail += tr(lang, "risk_detail.reverted", pairs=tr(lang, "sep").join(f"#{a} ← #{b}" for a, b in pairs))
+        items.append(RiskItem(kind=tag, prs=tuple(p.number for p in tagged), detail=detail))
+    return items
+
+
+def _pr_list(nums: Sequence[int], lang: str, limit: int = 5) -> str:
+    return tr(lang, "sep").join(f"#{n}" for n in nums[:limit])
+
+
+def _recommendations(
+    risks: Sequence[RiskItem],
+    by_num: dict[int, AnalyzedPR],
+    stats: Sequence[ModuleStat],
+    themes: Sequence[Theme],
+    rules: Rules,
+    lang: str,
+) -> list[Recommendation]:
+    recs: list[Recommendation] = []
+    for item in risks:
+        prs = item.prs[:5]
+        mods: list[str] = []
+        for n in prs:
+            m = by_num[n].primary_module
+            if m not in mods:
+                mods.append(m)
+        names = tr(lang, "sep").join(rules.module_display(m, lang) for m in mods[:3])
+        text = tr(lang, f"rec.{item.kind}", prs=_pr_list(prs, lang), n=len(item.prs), modules=names,
+                  min=rules.thresholds.missing_tests_min_lines)
+        if item.kind == "revert":
+            reverted = sorted({p.number for p in by_num.values() if p.reverted_by is not None} | set(prs))
+            text = tr(lang, "rec.revert", prs=_pr_list(reverted, lang, 6))
+            prs = tuple(reverted[:6])
+        recs.append(Recommendation(text=text, prs=tuple(prs), modules=tuple(mods)))
+    if themes:
+        th = themes[0]
+        stat = next((s for s in stats if s.module == th.module), None)
+        if stat is not None:
+            recs.append(
+                Recommendation(
+                    text=tr(lang, "rec.trend", module=th.name, n=stat.prs, lines=lines_text(stat.additions, stat.deletions),
+                            prs=_pr_list(th.prs, lang, 3)),
+                    prs=tuple(th.prs[:3]),
+                    modules=(th.module,),
+                )
+            )
+    return recs
+
+
+def _top_paths(counter: Counter[str], n: int) -> tuple[PathCount, ...]:
+    ranked = sorted(counter.items(), key=lambda kv: (-kv[1], kv[0]))[:n]
+    return tuple(PathCount(path=p, prs=c) for p, c in ranked)
+
+
+def build_digest(
+    prs: Iterable[PullRequest],
+    *,
+    repo: str,
+    week: IsoWeek,
+    rules: Rules,
+    tz: str = "UTC",
+    lang: str = "en",
+    skipped_records: int = 0,
+    generated_at: datetime | None = None,
+) -> Digest:
+    """Build the digest of ``repo`` for ``week`` (half-open window in IANA zone ``tz``).
+
+    ``prs`` may hold PRs outside the week: they serve as context for reverts and follow-up fixes
+    (PRs merged in the 7 days before the week) and are otherwise ignored. Records sharing a number
+    are one PR (the later one wins).
+
+    Raises:
+        InputError: unknown ``tz`` or ``lang``.
+    """
+    if lang not in ("en", "zh"):
+        raise InputError(f"unsupported language {lang!r}: use en or zh")
+    zone = load_zone(tz)
+    start, end = week.window(zone)
+    ustart, uend = week.utc_window(zone)
+    context = dedupe(prs)
+    week_prs = [p for p in context.values() if ustart <= p.merged_at < uend]
+    analyses, graph = analyze_prs(week_prs, context, rules.compiled, lang, start)
+    by_a = {a.pr.number: a for a in analyses}
+    analyzed = [_analyzed(a, graph.reverted_by.get(a.pr.number), lang, rules) for a in analyses]
+    by_num = {p.number: p for p in analyzed}
+
+    eligible = sorted(
+        (p for p in analyzed if p.reverted_by is None and not by_a[p.number].docs_only and not by_a[p.number].ci_only),
+        key=_rank_key,
+    )
+    key = eligible[: rules.key_prs]
+
+    module_churn: dict[str, list[int]] = {}
+    for a in analyses:
+        for m, (x, y) in a.module_churn.items():
+            c = module_churn.setdefault(m, [0, 0, 0])
+            c[0] += 1
+            c[1] += x
+            c[2] += y
+    stats = sorted(
+        (ModuleStat(module=m, name=rules.module_display(m, lang), prs=c[0], additions=c[1], deletions=c[2])
+         for m, c in module_churn.items()),
+        key=lambda s: (-s.prs, -(s.additions + s.deletions), s.module),
+    )
+
+    hot_files: Counter[str] = Counter()
+    hot_dirs: Counter[str] = Counter()
+    for p in week_prs:
+        paths = {f.path for f in p.files}
+        hot_files.update(paths)
+        hot_dirs.update({d for d in (posixpath.dirname(x) for x in paths) if d})
+
+    authors = Counter(
+        p.author.login for p in week_prs if p.author is not None and not _is_bot(p.author.login, p.author.is_bot)
+    )
+    contributors = tuple(ContributorCount(login=k, prs=v) for k, v in sorted(authors.items(), key=lambda kv: (-kv[1], kv[0])))
+
+    compiled = rules.compiled
+    n = len(week_prs)
+    ai = sum(1 for p in week_prs if compiled.ai_coauthor and any(compiled.ai_coauthor.search(c) for c in p.co_authors))
+    bot = sum(1 for p in week_prs if compiled.bot_coauthor and any(compiled.bot_coauthor.search(c) for c in p.co_authors))
+
+    risks = _risk_items(analyzed, by_a, rules, lang)
+    themes = _themes(analyses, key, eligible, rules, lang)
+    recs = _recommendations(risks, by_num, stats, themes, rules, lang)
+    module_ids = {m for p in analyzed for m in p.modules}
+    return Digest(
+        repo=repo,
+        week=str(week),
+        tz=tz,
+        lang=lang,
+        start=start,
+        end=end,
+        generated_at=generated_at,
+        total_prs=n,
+        skipped_records=skipped_records,
+        avg_importance=round(sum(p.importance for p in analyzed) / n + 1e-9, 1) if n else 0.0,
+        label_counts=_counts(lb for p in analyzed for lb in p.labels),
+        module_counts=_counts(m for p in analyzed for m in p.modules),
+        risk_tag_counts=_counts(t for p in analyzed for t in p.risk_tags),
+        module_stats=tuple(stats),
+        prs=tuple(analyzed),
+        key_prs=tuple(key),
+        risks=tuple(risks),
+        contributors=contributors,
+        hot_files=_top_paths(hot_files, rules.thresholds.hot_paths),
+        hot_dirs=_top_paths(hot_dirs, rules.thresholds.hot_paths),
+        themes=tuple(themes),
+        recommendations=tuple(recs),
+        reverted=tuple(sorted(graph.reverted_by)),
+        ai_coauthor_share=round(ai / n, 3) if n else 0.0,
+        bot_coauthor_share=round(bot / n, 3) if n else 0.0,
+        module_names={m: rules.module_display(m, lang) for m in sorted(module_ids, key=lambda m: compiled.module_order.get(m, 0))},
+    )
+
+
+_REPO_URL = re.compile(r"^https?://[^/]+/([A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+)/pull/\d+")
+
+
+def repo_from_urls(prs: Iterable[PullRequest]) -> str | None:
+    """The ``owner/name`` most PR URLs point at (``https://github.com/owner/name/pull/N``); ties
+    broken alphabetically; None when no URL names a repository."""
+    seen: Counter[str] = Counter()
+    for p in prs:
+        m = _REPO_URL.match(p.url)
+        if m:
+            seen[m.group(1)] += 1
+    if not seen:
+        return None
+    return min(seen, key=lambda r: (-seen[r], r))

@@ -1,0 +1,200 @@
+"""Domain types that every layer passes: pull requests in, digests out.
+
+All models are frozen pydantic v2 models with ``extra="forbid"``. Datetimes are
+timezone-aware; instants coming from GitHub are UTC. Line counts are lines
+(additions/deletions as GitHub reports them), importance is 0.0-10.0 with one
+decimal, shares are fractions 0.0-1.0 rounded to three decimals.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from pydantic import BaseModel, ConfigDict, Field
+
+
+class Frozen(BaseModel):
+    """Base for domain types: immutable, unknown keys rejected."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class Author(Frozen):
+    """A PR author: ``login`` as GitHub (or the git export) gives it; ``is_bot`` for ``[bot]`` accounts."""
+
+    login: str
+    name: str | None = None
+    is_bot: bool = False
+
+
+class FileChange(Frozen):
+    """One changed file of a PR: full repository path and its added/deleted line counts."""
+
+    path: str
+    additions: int = Field(default=0, ge=0)
+    deletions: int = Field(default=0, ge=0)
+
+    @property
+    def lines(self) -> int:
+        """Changed lines (additions + deletions)."""
+        return self.additions + self.deletions
+
+
+class Review(Frozen):
+    """A submitted review: ``state`` as GitHub names it (APPROVED, CHANGES_REQUESTED, COMMENTED, ...)."""
+
+    reviewer: str
+    is_bot: bool = False
+    state: str
+    submitted_at: datetime | None = None
+    body: str = ""
+
+
+class ReviewThread(Frozen):
+    """A review thread on a path: resolved/outdated state at merge time and its first comment."""
+
+    path: str | None = None
+    is_resolved: bool = False
+    is_outdated: bool = False
+    author: str | None = None
+    author_is_bot: bool = False
+    first_comment: str = ""
+    created_at: datetime | None = None
+
+
+class PullRequest(Frozen):
+    """A merged pull request.
+
+    ``merged_at`` is an aware UTC datetime. ``changed_files`` is the count GitHub reports, which can
+    exceed ``len(files)`` when the file list was truncated (GitHub lists at most 3,000 files).
+    ``reviews``/``review_threads``/``commits_after_review`` are only filled by the live GitHub source.
+    """
+
+    number: int = Field(gt=0)
+    title: str
+    url: str = ""
+    body: str = ""
+    author: Author | None = None
+    merged_at: datetime
+    labels: tuple[str, ...] = ()
+    files: tuple[FileChange, ...] = ()
+    additions: int = Field(default=0, ge=0)
+    deletions: int = Field(default=0, ge=0)
+    changed_files: int = Field(default=0, ge=0)
+    co_authors: tuple[str, ...] = ()
+    merge_commit: str | None = None
+    reviews: tuple[Review, ...] = ()
+    review_threads: tuple[ReviewThread, ...] = ()
+    comments: int = 0
+    closing_issues: tuple[int, ...] = ()
+    added_asserts: tuple[str, ...] = ()
+    """Paths of non-test source files whose patch adds an ``assert`` line (GitHub source only)."""
+
+
+class ContributorCount(Frozen):
+    """An author and the number of merged PRs in the week."""
+
+    login: str
+    prs: int
+
+
+class PathCount(Frozen):
+    """A file or directory path and the number of PRs of the week that touched it."""
+
+    path: str
+    prs: int
+
+
+class AnalyzedPR(Frozen):
+    """A PR of the week as the digest reports it (language-neutral except ``risk_reasons`` text)."""
+
+    number: int
+    title: str
+    url: str
+    author: str
+    importance: float
+    labels: tuple[str, ...]
+    modules: tuple[str, ...]
+    primary_module: str
+    risk_tags: tuple[str, ...]
+    risk_reasons: dict[str, str]
+    reverted_by: int | None
+    additions: int
+    deletions: int
+    changed_files: int
+    merged_at: datetime
+    gist: str = ""
+
+
+class RiskItem(Frozen):
+    """One risk observation: a risk ``kind`` (a risk tag id), the PRs concerned (rank order), and a detail line."""
+
+    kind: str
+    prs: tuple[int, ...]
+    detail: str
+
+
+class Theme(Frozen):
+    """A main direction of the week: a module, its display name, its key-PR weight and cited PRs."""
+
+    module: str
+    name: str
+    weight: float
+    prs: tuple[int, ...]
+    summary: str
+
+
+class Recommendation(Frozen):
+    """An actionable follow-up naming the PRs and/or modules it comes from."""
+
+    text: str
+    prs: tuple[int, ...] = ()
+    modules: tuple[str, ...] = ()
+
+
+class ModuleStat(Frozen):
+    """Activity of one module in the week: PR count and churn (added + deleted lines)."""
+
+    module: str
+    name: str
+    prs: int
+    additions: int
+    deletions: int
+
+
+class Digest(Frozen):
+    """The weekly digest of merged PRs of one repository in one ISO week.
+
+    ``start``/``end`` delimit the half-open window ``[start, end)`` in ``tz``. Counts are PR counts,
+    ordered by count descending then key. ``prs`` is in number order, ``key_prs`` in importance
+    order (ties: number ascending). Free text (reasons, details, themes, recommendations) is in
+    ``lang``; everything else is language-neutral.
+    """
+
+    repo: str
+    week: str
+    tz: str
+    lang: str
+    start: datetime
+    end: datetime
+    generated_at: datetime | None = None
+    total_prs: int
+    skipped_records: int = 0
+    avg_importance: float
+    label_counts: dict[str, int]
+    module_counts: dict[str, int]
+    risk_tag_counts: dict[str, int]
+    module_stats: tuple[ModuleStat, ...]
+    prs: tuple[AnalyzedPR, ...]
+    key_prs: tuple[AnalyzedPR, ...]
+    risks: tuple[RiskItem, ...]
+    contributors: tuple[ContributorCount, ...]
+    hot_files: tuple[PathCount, ...]
+    hot_dirs: tuple[PathCount, ...]
+    themes: tuple[Theme, ...]
+    recommendations: tuple[Recommendation, ...]
+    reverted: tuple[int, ...]
+    ai_coauthor_share: float
+    bot_coauthor_share: float
+    module_names: dict[str, str]
+    """Display name of every module id in the digest, in ``lang``."""

@@ -1,0 +1,1 @@
+"""Text renderers of the digest (Markdown; later HTML): templates receive only the Digest."""

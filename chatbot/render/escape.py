@@ -1,0 +1,44 @@
+"""Escaping of untrusted text (PR titles, paths, logins) for text output formats.
+
+PR text is untrusted: every renderer passes it through the escaper of its format exactly once.
+"""
+
+from __future__ import annotations
+
+import re
+
+_MD_SPECIAL = re.compile(r"([\\`*_\[\]|~])")
+_WS = re.compile(r"\s+")
+
+
+def one_line(text: str) -> str:
+    """Collapse all whitespace (newlines, tabs, NBSP) to single spaces and trim."""
+    return _WS.sub(" ", text).strip()
+
+
+def md_text(text: str) -> str:
+    """Escape untrusted text for inline Markdown (CommonMark/GFM), table cells included.
+
+    ``&``, ``<``, ``>`` become entities (no raw HTML, no autolinks); the characters that start
+    emphasis, code, links, tables or strikethrough get a backslash; whitespace is collapsed to
+    one line. ``[Bugfix] a_b`` -> ``\\[Bugfix\\] a\\_b`` (renders as ``[Bugfix] a_b``).
+    """
+    s = one_line(text).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    return _MD_SPECIAL.sub(r"\\\1", s)
+
+
+def md_code(text: str) -> str:
+    """An inline code span holding ``text`` verbatim (fenced with more backticks than it contains)."""
+    s = one_line(text)
+    longest = max((len(m) for m in re.findall(r"`+", s)), default=0)
+    fence = "`" * (longest + 1)
+    pad = " " if s.startswith("`") or s.endswith("`") or longest else ""
+    return f"{fence}{pad}{s}{pad}{fence}"
+
+
+def md_url(url: str) -> str:
+    """A URL safe inside ``[text](url)``: only http(s) URLs pass; spaces and parentheses are encoded."""
+    u = url.strip()
+    if not re.match(r"^https?://[^\s<>]+$", u):
+        return ""
+    return u.replace("(", "%28").replace(")", "%29")

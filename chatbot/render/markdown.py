@@ -1,0 +1,107 @@
+"""Markdown rendering of a :class:`~chatbot.models.Digest` (Jinja2 template ``digest.md.j2``).
+
+The template receives only the Digest plus pure helpers (translation, escaping, number and list
+formatting); every number in the output comes from the Digest. Same Digest, same bytes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from datetime import timedelta
+from functools import lru_cache
+from typing import Any
+
+import jinja2
+
+from chatbot.i18n import lines_text, tr
+from chatbot.models import AnalyzedPR, Digest
+from chatbot.render.escape import md_code, md_text, md_url
+
+
+@lru_cache(maxsize=1)
+def _env() -> jinja2.Environment:
+    env = jinja2.Environment(
+        loader=jinja2.PackageLoader("chatbot", "render/templates"),
+        autoescape=False,
+        undefined=jinja2.StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        keep_trailing_newline=True,
+    )
+    env.filters["md"] = md_text
+    env.filters["code"] = md_code
+    env.filters["url"] = md_url
+    return env
+
+
+class _Helpers:
+    """Formatting helpers bound to one digest's language and PR table."""
+
+    def __init__(self, digest: Digest) -> None:
+        self.lang = digest.lang
+        self.prs = {p.number: p for p in digest.prs}
+        self.sep = "、" if digest.lang == "zh" else ", "
+
+    def t(self, key: str, **kw: Any) -> str:
+        return tr(self.lang, key, **kw)
+
+    def join(self, items: Iterable[str]) -> str:
+        return self.sep.join(items)
+
+    def paren(self, text: str) -> str:
+        return f"（{text}）" if self.lang == "zh" else f"({text})"
+
+    def count(self, name: str, n: int) -> str:
+        return f"{name}（{n}）" if self.lang == "zh" else f"{name} ({n})"
+
+    def lines(self, a: int, d: int) -> str:
+        return lines_text(a, d)
+
+    def pr_ref(self, number: int) -> str:
+        p = self.prs.get(number)
+        url = md_url(p.url) if p else ""
+        return f"[#{number}]({url})" if url else f"#{number}"
+
+    def pr_refs(self, numbers: Sequence[int], limit: int = 0) -> str:
+        shown = list(numbers[:limit] if limit else numbers)
+        text = self.join(self.pr_ref(n) for n in shown)
+        rest = len(numbers) - len(shown)
+        if rest > 0:
+            text += (f" 等另 {rest} 个" if self.lang == "zh" else f" and {rest} more")
+        return text
+
+    def pr(self, number: int) -> AnalyzedPR | None:
+        return self.prs.get(number)
+
+    def counts(self, counts: dict[str, int], limit: int = 0) -> str:
+        """``name (n), ...`` for the first ``limit`` entries of a count map (all when 0)."""
+        items = list(counts.items())
+        return self.join(self.count(md_text(k), v) for k, v in (items[:limit] if limit else items))
+
+    def risk_counts(self, counts: dict[str, int], limit: int) -> str:
+        return self.join(f"{self.t('risk.' + k)} ×{v}" for k, v in list(counts.items())[:limit])
+
+    def names(self, items: Iterable[str]) -> str:
+        return self.join(md_text(x) for x in items)
+
+    def tag_names(self, tags: Iterable[str]) -> str:
+        return self.join(self.t("risk." + x) for x in tags)
+
+    def paths(self, items: Iterable[Any]) -> str:
+        return self.join(f"{md_code(x.path)} ({x.prs})" for x in items)
+
+    def people(self, items: Iterable[Any]) -> str:
+        return self.join(f"{md_text(c.login)} {c.prs}" for c in items)
+
+    def directions(self, themes: Iterable[Any]) -> str:
+        return self.join(f"{md_text(th.name)} {self.paren(self.pr_refs(th.prs, 3))}" for th in themes)
+
+
+def render_markdown(digest: Digest) -> str:
+    """The digest as a Markdown document in ``digest.lang``; untrusted text is escaped."""
+    start = digest.start
+    last_day = digest.end - timedelta(days=1)
+    return _env().get_template("digest.md.j2").render(
+        d=digest, h=_Helpers(digest), first_day=f"{start:%Y-%m-%d}", last_day=f"{last_day:%Y-%m-%d}",
+        week_label=f"{digest.week} ({start:%m-%d} – {last_day:%m-%d})",
+    )

@@ -1,0 +1,317 @@
+"""Per-repository rules: how a PR's title and paths become labels, modules and risk tags.
+
+A rules file is YAML validated by :class:`Rules` (pydantic, ``extra="forbid"``). prhub ships
+``vllm.yaml`` (written from ``docs/vllm-modules.md``; default for ``vllm-project/vllm``) and
+``generic.yaml`` (any other repository). ``prhub rules schema`` prints the JSON schema.
+
+Label rules are ordered (release-drafter style): labels keep the file's order in every output
+that has no count to sort by. Modules come from paths only; a path may fall in several modules;
+a PR with no matching path is in the implicit module ``other``. Path globs are gitignore-style
+(see :mod:`chatbot.globs`); title patterns are Python regular expressions searched in the title.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import cached_property
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+import yaml
+from typing import Annotated
+
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+
+from chatbot.errors import RulesError
+from chatbot.globs import MultiPathMatcher, PathMatcher, glob_to_regex
+
+OTHER_MODULE = "other"
+
+_RULESETS = "rulesets"
+
+
+class _RulesModel(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+def _check_globs(globs: tuple[str, ...]) -> tuple[str, ...]:
+    for g in globs:
+        try:
+            re.compile(glob_to_regex(g))
+        except RulesError as exc:
+            raise ValueError(exc.user_message) from None
+        except re.error as exc:
+            raise ValueError(f"invalid path glob {g!r}: {exc}") from None
+    return globs
+
+
+def _check_regexes(patterns: tuple[str, ...]) -> tuple[str, ...]:
+    for p in patterns:
+        try:
+            re.compile(p)
+        except re.error as exc:
+            raise ValueError(f"invalid regular expression {p!r}: {exc}") from None
+    return patterns
+
+
+Globs = Annotated[tuple[str, ...], AfterValidator(_check_globs)]
+"""Gitignore-style path globs (validated when the rules load)."""
+Regexes = Annotated[tuple[str, ...], AfterValidator(_check_regexes)]
+"""Python regular expressions (validated when the rules load)."""
+
+
+class LabelRule(_RulesModel):
+    """A label given when a changed path matches ``paths`` (minus ``exclude``) or the title matches ``titles``."""
+
+    name: str = Field(min_length=1)
+    paths: Globs = ()
+    exclude: Globs = ()
+    titles: Regexes = Field(default=(), description="regular expressions searched in the title")
+
+
+
+class ModuleRule(_RulesModel):
+    """A module: an id (used in subscriptions and JSON), display names, and the paths it owns."""
+
+    id: str = Field(min_length=1, pattern=r"^[a-z0-9][a-z0-9._/-]*$")
+    name: str | None = Field(default=None, description="English display name; default: the id")
+    zh: str | None = Field(default=None, description="Chinese display name; default: the English name")
+    aliases: tuple[str, ...] = Field(default=(), description="extra names people use in chat queries")
+    paths: Globs = Field(min_length=1)
+    exclude: Globs = ()
+
+
+    @field_validator("id")
+    @classmethod
+    def _not_other(cls, v: str) -> str:
+        if v == OTHER_MODULE:
+            raise ValueError("'other' is the implicit module of unmatched PRs: pick another id")
+        return v
+
+    def display(self, lang: str) -> str:
+        """Display name in ``lang`` (``en`` or ``zh``)."""
+        if lang == "zh" and self.zh:
+            return self.zh
+        return self.name or self.id
+
+
+class Thresholds(_RulesModel):
+    """Numbers behind risk tags and digest sections. Defaults are prhub's documented defaults."""
+
+    missing_tests_min_lines: int = Field(
+        default=30, ge=1, description="missing-tests: changed source lines outside tests, with no test path changed"
+    )
+    tests_removed_min_lines: int = Field(default=50, ge=1, description="tests-removed: net-removed test lines")
+    large_change_files: int = Field(default=30, ge=1, description="large-change: more changed files than this")
+    large_change_lines: int = Field(default=1000, ge=1, description="large-change: more changed lines than this")
+    hot_paths: int = Field(default=10, ge=1, description="entries in hot_files and hot_dirs")
+    contributors: int = Field(default=10, ge=1, description="contributors shown in rendered text")
+    themes_max: int = Field(default=4, ge=2, le=8, description="themes at most (at least 2 when the data allows)")
+    risk_prs_shown: int = Field(default=6, ge=1, description="PRs named per risk item in rendered text")
+
+
+class ImportanceWeights(_RulesModel):
+    """Weights of the importance score (see :func:`chatbot.analysis.importance`)."""
+
+    size: float = Field(default=3.0, ge=0, description="max points for code lines (log scale, saturates at size_lines)")
+    size_lines: int = Field(default=3000, ge=10)
+    files: float = Field(default=1.0, ge=0, description="max points for code files (log scale, saturates at files_count)")
+    files_count: int = Field(default=40, ge=2)
+    core: float = Field(default=2.0, ge=0, description="max points for core-path files: half at 1 file, full at 3+")
+    risk_tag: float = Field(default=0.4, ge=0, description="points per risk tag other than core-path-change")
+    risk_max: float = Field(default=1.6, ge=0)
+    module: float = Field(default=0.3, ge=0, description="points per module beyond the first")
+    module_max: float = Field(default=0.9, ge=0)
+    label_bonus: dict[str, float] = Field(
+        default_factory=lambda: {"feature": 1.0, "new-model": 1.0, "model": 1.0, "performance": 1.0},
+        description="points per label; their sum is capped at label_max",
+    )
+    label_max: float = Field(default=2.0, ge=0)
+    non_code_cap: float = Field(default=1.5, ge=0, description="cap for docs-only and CI-only PRs")
+
+
+class Rules(_RulesModel):
+    """A repository's rules file.
+
+    Raises (through :func:`load_rules`): RulesError naming the file and the key that fails.
+    """
+
+    repositories: tuple[str, ...] = Field(
+        default=(), description="owner/name of the repositories these shipped rules are the default for"
+    )
+    labels: tuple[LabelRule, ...] = ()
+    prefix_aliases: dict[str, tuple[str, ...]] = Field(
+        default_factory=dict, description="label <- title bracket prefixes, compared trimmed and case-folded"
+    )
+    modules: tuple[ModuleRule, ...] = ()
+    other_module: dict[str, str] = Field(
+        default_factory=lambda: {"en": "other", "zh": "其他"}, description="display names of the implicit module"
+    )
+    core_paths: Globs = ()
+    source_paths: Globs = ()
+    test_paths: Globs = ()
+    dependency_paths: Globs = ()
+    docs_paths: Globs = Field(default=(), description="a PR touching only these is docs-only")
+    ci_paths: Globs = Field(default=(), description="a PR touching only these (and docs) is CI-only")
+    security_paths: Globs = ()
+    security_keywords: Regexes = Field(default=(), description="regular expressions searched in title and body")
+    ai_coauthor_patterns: Regexes = Field(default=(), description="regular expressions over co-author names")
+    bot_coauthor_patterns: Regexes = (r"\[bot\]$",)
+    thresholds: Thresholds = Thresholds()
+    importance: ImportanceWeights = ImportanceWeights()
+    key_prs: int = Field(default=24, ge=1, le=100)
+
+    @model_validator(mode="after")
+    def _unique_modules(self) -> Rules:
+        seen: set[str] = set()
+        for m in self.modules:
+            if m.id in seen:
+                raise ValueError(f"module id {m.id!r} appears twice")
+            seen.add(m.id)
+        return self
+
+    @cached_property
+    def compiled(self) -> CompiledRules:
+        """The rules with globs and regexes compiled (built once per Rules object)."""
+        return CompiledRules(self)
+
+    def module_display(self, module_id: str, lang: str) -> str:
+        """Display name of a module id (or ``other``) in ``lang``."""
+        for m in self.modules:
+            if m.id == module_id:
+                return m.display(lang)
+        if module_id == OTHER_MODULE:
+            return self.other_module.get(lang) or self.other_module.get("en") or OTHER_MODULE
+        return module_id
+
+
+class RegexSet:
+    """Several regular expressions searched in order (each may carry its own inline flags)."""
+
+    __slots__ = ("patterns",)
+
+    def __init__(self, patterns: tuple[str, ...], flags: int = 0) -> None:
+        self.patterns = tuple(re.compile(p, flags) for p in patterns)
+
+    def search(self, text: str) -> re.Match[str] | None:
+        """The first match of the first pattern that matches ``text``, or None."""
+        for rx in self.patterns:
+            m = rx.search(text)
+            if m is not None:
+                return m
+        return None
+
+
+def _any_regex(patterns: tuple[str, ...], flags: int = 0) -> RegexSet | None:
+    return RegexSet(patterns, flags) if patterns else None
+
+
+class CompiledRules:
+    """Compiled matchers for one :class:`Rules` (pure, immutable after construction)."""
+
+    def __init__(self, rules: Rules) -> None:
+        self.rules = rules
+        self.label_paths = [(r.name, PathMatcher(r.paths, r.exclude)) for r in rules.labels if r.paths]
+        self.label_titles = [(r.name, RegexSet(r.titles)) for r in rules.labels if r.titles]
+        self.label_order = {}
+        for name in [r.name for r in rules.labels] + list(rules.prefix_aliases):
+            self.label_order.setdefault(name, len(self.label_order))
+        self.prefix_to_label: dict[str, list[str]] = {}
+        for label, prefixes in rules.prefix_aliases.items():
+            for p in prefixes:
+                key = " ".join(p.split()).casefold()
+                labels = self.prefix_to_label.setdefault(key, [])
+                if label not in labels:
+                    labels.append(label)
+        self.modules = [(m.id, PathMatcher(m.paths, m.exclude)) for m in rules.modules]
+        self.module_order = {m.id: i for i, m in enumerate(rules.modules)}
+        self.module_order[OTHER_MODULE] = len(rules.modules)
+        self.core = PathMatcher(rules.core_paths)
+        self.source = PathMatcher(rules.source_paths)
+        self.test = PathMatcher(rules.test_paths)
+        self.dependency = PathMatcher(rules.dependency_paths)
+        self.docs = PathMatcher(rules.docs_paths)
+        self.ci = PathMatcher(rules.ci_paths)
+        self.security = PathMatcher(rules.security_paths)
+        # One regex over every path rule: modules, label paths, then the seven path classes.
+        self.path_classes = ("core", "source", "test", "dependency", "docs", "ci", "security")
+        sets: list[tuple[tuple[str, ...], tuple[str, ...]]] = [(m.paths, m.exclude) for m in rules.modules]
+        sets += [(r.paths, r.exclude) for r in rules.labels if r.paths]
+        sets += [(getattr(rules, f"{c}_paths"), ()) for c in self.path_classes]
+        self.all_paths = MultiPathMatcher(sets)
+        self.n_modules = len(rules.modules)
+        self.n_label_paths = len(self.label_paths)
+        self.security_keywords = _any_regex(rules.security_keywords, re.IGNORECASE)
+        self.ai_coauthor = _any_regex(rules.ai_coauthor_patterns, re.IGNORECASE)
+        self.bot_coauthor = _any_regex(rules.bot_coauthor_patterns, re.IGNORECASE)
+
+
+def parse_rules(text: str, source: str) -> Rules:
+    """Validate rules YAML ``text``; ``source`` names it in errors (a path or ``<shipped vllm>``).
+
+    Raises:
+        RulesError: not YAML, not a mapping, or a key that fails validation (the message names
+            the key path, e.g. ``modules.3.paths``).
+    """
+    try:
+        data: Any = yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f" line {mark.line + 1}" if mark is not None else ""
+        raise RulesError(f"rules file {source}{where}: not valid YAML: fix the syntax") from None
+    if data is None:
+        data = {}
+    if not isinstance(data, dict):
+        raise RulesError(f"rules file {source}: expected a mapping of keys (labels, modules, ...)")
+    try:
+        return Rules.model_validate(data)
+    except ValidationError as exc:
+        err = exc.errors()[0]
+        loc = ".".join(str(p) for p in err["loc"]) or "(top level)"
+        msg = err["msg"].removeprefix("Value error, ")
+        raise RulesError(f"rules file {source}: {loc}: {msg} (see `prhub rules schema`)") from None
+
+
+def load_rules(path: str | Path) -> Rules:
+    """Read and validate a rules file.
+
+    Raises:
+        RulesError: unreadable file or invalid content.
+    """
+    p = Path(path)
+    try:
+        text = p.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise RulesError(f"rules file {p}: cannot read it ({exc.strerror or exc}): check the --rules path") from None
+    except UnicodeDecodeError:
+        raise RulesError(f"rules file {p}: not UTF-8 text") from None
+    return parse_rules(text, str(p))
+
+
+def shipped_rules_names() -> list[str]:
+    """Names of the rules files shipped with prhub (``generic``, ``vllm``, ...)."""
+    files = resources.files("chatbot").joinpath(_RULESETS).iterdir()
+    return sorted(f.name.removesuffix(".yaml") for f in files if f.name.endswith(".yaml"))
+
+
+def shipped_rules(name: str) -> Rules:
+    """A shipped rules file by name.
+
+    Raises:
+        RulesError: no such shipped rules.
+    """
+    res = resources.files("chatbot").joinpath(_RULESETS, f"{name}.yaml")
+    if not res.is_file():
+        raise RulesError(f"no shipped rules named {name!r}: choose one of {', '.join(shipped_rules_names())}")
+    return parse_rules(res.read_text(encoding="utf-8"), f"<shipped {name}>")
+
+
+def default_rules_for(repo: str) -> Rules:
+    """The shipped rules whose ``repositories`` list ``repo`` (case-insensitive), else the generic rules."""
+    wanted = repo.casefold()
+    for name in shipped_rules_names():
+        rules = shipped_rules(name)
+        if any(r.casefold() == wanted for r in rules.repositories):
+            return rules
+    return shipped_rules("generic")

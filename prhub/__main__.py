@@ -1,0 +1,5 @@
+"""``python -m prhub`` runs the CLI."""
+
+from prhub.cli import main
+
+main()

@@ -1,0 +1,115 @@
+"""The prhub command as a user runs it (a subprocess, real files)."""
+
+import json
+import os
+import subprocess
+import sys
+
+import jsonschema
+import pytest
+
+from tests.conftest import ROOT, shared_file
+
+ENV = {**os.environ, "PYTHONPATH": str(ROOT)}
+ENV.pop("PRHUB_DEBUG", None)
+
+
+def prhub(*args, stdin=None):
+    return subprocess.run([sys.executable, "-m", "prhub", *args], capture_output=True, text=True, env=ENV,
+                          input=stdin, cwd=ROOT, timeout=120)
+
+
+def test_sample_runs_without_shared():
+    r = prhub("digest", "--sample")
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.startswith("# vllm-project/vllm weekly PR digest 2026-W20 (05-11 – 05-17)")
+    assert "Merged PRs: 217" in r.stdout
+
+
+@pytest.mark.parametrize("lang,heading", [("en", "## Risk observations"), ("zh", "## 风险观察")])
+def test_w19_in_both_languages(lang, heading):
+    r = prhub("digest", "--input", str(shared_file("vllm", "2026-W19.json")), "--lang", lang)
+    assert r.returncode == 0, r.stderr
+    assert heading in r.stdout and "2026-W19" in r.stdout and "199" in r.stdout
+
+
+def test_json_validates_against_committed_schema(tmp_path):
+    out = tmp_path / "d.json"
+    r = prhub("digest", "--sample", "--format", "json", "--out", str(out))
+    assert r.returncode == 0 and r.stdout == ""
+    data = json.loads(out.read_text())
+    schema = json.loads((ROOT / "docs" / "digest.schema.json").read_text())
+    jsonschema.validate(data, schema)
+    assert data["week"] == "2026-W20" and data["total_prs"] == 217
+    assert data["start"] == "2026-05-11T00:00:00Z" and data["end"] == "2026-05-18T00:00:00Z"
+    assert [p["number"] for p in data["prs"]] == sorted(p["number"] for p in data["prs"])
+
+
+def test_committed_schema_is_current():
+    from prhub.cli import digest_schema
+
+    committed = json.loads((ROOT / "docs" / "digest.schema.json").read_text())
+    assert committed == digest_schema(), "regenerate: prhub schema digest > docs/digest.schema.json"
+
+
+def test_byte_identical_runs():
+    a = prhub("digest", "--sample", "--lang", "zh", "--format", "json")
+    b = prhub("digest", "--sample", "--lang", "zh", "--format", "json")
+    assert a.returncode == 0 and a.stdout == b.stdout
+
+
+def test_bad_record_is_one_line_exit_2_nothing_written(tmp_path):
+    bad = tmp_path / "week.json"
+    bad.write_text(json.dumps([{"number": 1, "title": "ok", "mergedAt": "2026-05-11T00:00:00Z"}] * 17
+                              + [{"number": 18, "title": "x", "mergedAt": "not a date"}]))
+    out = tmp_path / "out.md"
+    out.write_text("previous content")
+    r = prhub("digest", "--input", str(bad), "--repo", "a/b", "--out", str(out))
+    assert r.returncode == 2
+    assert r.stderr == f"prhub: error: invalid record 17 in {bad}: mergedAt: not a date (fix the record or pass --skip-invalid)\n"
+    assert "Traceback" not in r.stderr and r.stdout == ""
+    assert out.read_text() == "previous content"
+    r = prhub("digest", "--input", str(bad), "--repo", "a/b", "--skip-invalid", "--format", "json")
+    assert r.returncode == 0 and json.loads(r.stdout)["skipped_records"] == 1
+
+
+@pytest.mark.parametrize(
+    "args,message",
+    [
+        (["digest"], "no input: pass --input FILE"),
+        (["digest", "--sample", "--week", "2026-W60"], "2026 has no week 60"),
+        (["digest", "--sample", "--tz", "Nowhere/City"], "unknown time zone 'Nowhere/City'"),
+        (["digest", "--sample", "--repo", "not a repo"], "invalid repository 'not a repo'"),
+        (["digest", "--sample", "--rules", "/nonexistent/rules.yaml"], "rules file /nonexistent/rules.yaml: cannot read it"),
+        (["digest", "--sample", "--out", "/nonexistent/dir/x.md"], "directory /nonexistent/dir does not exist"),
+        (["digest", "--input", "/nonexistent.json"], "/nonexistent.json: no such file"),
+        (["digest", "--sample", "--generated-at", "yesterday"], "--generated-at 'yesterday'"),
+    ],
+)
+def test_bad_arguments(args, message):
+    r = prhub(*args)
+    assert r.returncode == 2
+    assert message in r.stderr and r.stderr.count("\n") == 1 and "Traceback" not in r.stderr
+
+
+def test_bad_rules_file(tmp_path):
+    rules = tmp_path / "r.yaml"
+    rules.write_text("modules:\n  - id: core\n    paths: []\n")
+    r = prhub("digest", "--sample", "--rules", str(rules))
+    assert r.returncode == 2
+    assert r.stderr.startswith(f"prhub: error: rules file {rules}: modules.0.paths:")
+
+
+def test_stdin_and_week_and_generated_at():
+    data = (ROOT / "prhub" / "data" / "2026-W20.json").read_text()
+    r = prhub("digest", "--input", "-", "--week", "2026-W21", "--generated-at", "2026-05-25T01:01:00+08:00", stdin=data)
+    assert r.returncode == 0, r.stderr
+    assert "No PRs were merged in 2026-W21." in r.stdout
+    assert "Generated 2026-05-25 01:01 UTC+08:00" in r.stdout
+
+
+def test_rules_schema_and_check():
+    r = prhub("rules", "schema")
+    assert r.returncode == 0 and json.loads(r.stdout)["additionalProperties"] is False
+    r = prhub("rules", "check", str(ROOT / "chatbot" / "rulesets" / "vllm.yaml"))
+    assert r.returncode == 0 and "23 modules" in r.stdout

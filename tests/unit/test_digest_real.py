@@ -1,0 +1,173 @@
+"""The digest on the real vLLM weeks in ../shared/data (skipped without ../shared)."""
+
+import gzip
+import json
+import re
+from datetime import datetime
+
+import pytest
+
+from adapters.export.ghjson import parse_records
+from chatbot.digest import build_digest
+from chatbot.render.markdown import render_markdown
+from chatbot.weeks import IsoWeek, load_zone
+from tests.conftest import shared_file, week_prs
+
+
+def digest(week, rules, lang="en", tz="UTC"):
+    return build_digest(week_prs(week), repo="vllm-project/vllm", week=IsoWeek.parse(week), rules=rules, lang=lang, tz=tz)
+
+
+@pytest.fixture(scope="module")
+def w20(vllm_rules):
+    return digest("2026-W20", vllm_rules)
+
+
+def test_w20_counts(w20):
+    assert w20.total_prs == 217
+    assert w20.label_counts["bugfix"] == 54
+    assert w20.label_counts["v1"] == 75
+    assert w20.risk_tag_counts["core-path-change"] == 33
+    assert w20.risk_tag_counts["missing-tests"] == 37
+    pr = next(p for p in w20.prs if p.number == 42202)
+    assert {"core-path-change", "missing-tests"} <= set(pr.risk_tags)
+    assert "vllm/v1/worker/" in pr.risk_reasons["core-path-change"]
+
+
+def test_w19_counts(vllm_rules):
+    d = digest("2026-W19", vllm_rules)
+    assert d.total_prs == 199
+    assert d.label_counts["bugfix"] == 52
+
+
+def test_docs_only_pr(w20):
+    pr = next(p for p in w20.prs if p.number == 41987)
+    assert pr.labels == ("documentation",)
+    assert pr.modules == ("docs",)
+    assert pr.risk_tags == ()
+    assert all(p.number != 41987 for p in w20.key_prs)
+
+
+def test_revert_is_tagged(w20):
+    pr = next(p for p in w20.prs if p.number == 42434)
+    assert "revert" in pr.risk_tags
+    assert pr.risk_reasons["revert"] == "reverts #39917"
+
+
+def test_key_prs_are_top_n_by_importance_then_number(w20, vllm_rules):
+    keys = w20.key_prs
+    assert len(keys) == vllm_rules.key_prs == 24
+    assert [(-p.importance, p.number) for p in keys] == sorted((-p.importance, p.number) for p in keys)
+    floor = keys[-1].importance
+    assert all(p.importance <= floor for p in w20.prs if p not in keys and p.reverted_by is None)
+
+
+def test_themes_cite_week_prs(w20):
+    numbers = {p.number for p in w20.prs}
+    assert 2 <= len(w20.themes) <= 4
+    for th in w20.themes:
+        assert len(th.prs) >= 2 and set(th.prs) <= numbers
+        assert all(th.module in next(p for p in w20.prs if p.number == n).modules for n in th.prs)
+
+
+PATH_AND_LINES = re.compile(r"[\w.-]+/[\w./-]+.*?\+[\d,]+/-[\d,]+")
+
+
+def test_risk_items_name_paths_and_lines(w20):
+    assert len(w20.risks) >= 3
+    for item in w20.risks:
+        assert PATH_AND_LINES.search(item.detail), item.detail
+        assert item.prs and list(item.prs) == sorted(
+            item.prs, key=lambda n: (-next(p.importance for p in w20.prs if p.number == n), n))
+    counts = {r.kind: len(r.prs) for r in w20.risks}
+    assert counts == w20.risk_tag_counts
+
+
+def test_recommendations_name_prs_or_modules(w20):
+    assert len(w20.recommendations) >= 3
+    for r in w20.recommendations:
+        assert r.prs or r.modules
+        for n in r.prs:
+            assert f"#{n}" in r.text
+
+
+def test_contributors_and_hot_paths(w20):
+    assert sum(c.prs for c in w20.contributors) == sum(1 for p in w20.prs)  # no bot authors in W20
+    top = w20.hot_files[0]
+    assert top.prs == sum(1 for p in week_prs("2026-W20") if top.path in {f.path for f in p.files})
+    assert len(w20.hot_files) == 10 and len(w20.hot_dirs) == 10
+    assert 0 < w20.ai_coauthor_share < 1
+
+
+@pytest.mark.parametrize("lang,headings", [
+    ("en", ["Executive summary", "Highlights", "Module and theme trends", "Risk observations", "Key PRs", "Recommendations"]),
+    ("zh", ["执行摘要", "本周亮点", "模块与主题趋势", "风险观察", "重点 PR 速览", "后续建议"]),
+])
+def test_markdown_sections_in_order(vllm_rules, lang, headings):
+    d = digest("2026-W19", vllm_rules, lang)
+    md = render_markdown(d)
+    found = re.findall(r"^## (.+)$", md, re.M)
+    assert found == headings
+    table = [ln for ln in md.splitlines() if ln.startswith("| [#")]
+    assert len(table) == 24
+    assert [int(re.match(r"\| \[#(\d+)\]", ln).group(1)) for ln in table] == [p.number for p in d.key_prs]
+
+
+def test_no_pr_number_from_outside_the_week(w20):
+    md = render_markdown(w20)
+    week_numbers = {p.number for p in w20.prs}
+    cited = {int(n) for p in week_prs("2026-W20") for n in re.findall(r"#(\d+)", p.title + p.body)}
+    mentioned = {int(n) for n in re.findall(r"#(\d{4,})", md)}
+    assert mentioned - week_numbers <= cited
+    assert mentioned & week_numbers
+
+
+def test_templates_receive_only_the_digest(w20):
+    changed = w20.model_copy(update={"total_prs": 98765, "label_counts": {**w20.label_counts, "bugfix": 4242}})
+    md = render_markdown(changed)
+    assert "98765" in md and "bugfix (4242)" in md
+    assert "98765" not in render_markdown(w20)
+
+
+def test_same_data_same_bytes(vllm_rules):
+    a = digest("2026-W20", vllm_rules, "zh")
+    b = digest("2026-W20", vllm_rules, "zh")
+    assert a.model_dump_json() == b.model_dump_json()
+    assert render_markdown(a) == render_markdown(b)
+
+
+def test_untrusted_titles_are_escaped(w20):
+    evil = w20.prs[0].model_copy(update={"title": "<!channel> [x](http://evil) | *b* `c`"})
+    md = render_markdown(w20.model_copy(update={"key_prs": (evil,), "prs": (evil, *w20.prs[1:])}))
+    row = next(ln for ln in md.splitlines() if ln.startswith(f"| [#{evil.number}]"))
+    assert "&lt;!channel&gt; \\[x\\](http://evil) \\| \\*b\\* \\`c\\`" in row
+    assert row.count(" | ") == 5
+
+
+def test_year_2025_every_week(vllm_rules):
+    raw = json.load(gzip.open(shared_file("vllm-2025.json.gz")))
+    prs = parse_records(raw, "vllm-2025.json.gz").prs
+    utc = load_zone("UTC")
+    weeks = sorted({IsoWeek.containing(p.merged_at, utc) for p in prs})
+    assert len(weeks) == 50
+    total = 0
+    for w in weeks:
+        d = build_digest(prs, repo="vllm-project/vllm", week=w, rules=vllm_rules)
+        start, end = w.utc_window(utc)
+        expected = sum(1 for r in raw if start <= datetime.fromisoformat(r["mergedAt"]) < end)
+        assert d.total_prs == expected
+        total += d.total_prs
+    assert total == 8251
+
+
+def test_empty_week_is_valid(vllm_rules):
+    d = build_digest(week_prs("2026-W20"), repo="vllm-project/vllm", week=IsoWeek.parse("2026-W30"), rules=vllm_rules)
+    assert d.total_prs == 0 and d.key_prs == () and d.avg_importance == 0.0
+    assert "No PRs were merged in 2026-W30." in render_markdown(d)
+
+
+def test_zone_shifts_the_window(vllm_rules):
+    d = digest("2026-W20", vllm_rules, tz="Asia/Shanghai")
+    start, end = IsoWeek.parse("2026-W20").utc_window(load_zone("Asia/Shanghai"))
+    assert d.total_prs == sum(1 for p in week_prs("2026-W20") if start <= p.merged_at < end)
+    assert d.total_prs < 217

@@ -1,0 +1,69 @@
+import json
+
+import pytest
+
+from chatbot.errors import RulesError
+from chatbot.rules import Rules, default_rules_for, load_rules, parse_rules, shipped_rules, shipped_rules_names
+
+
+def test_shipped_rules_load():
+    assert shipped_rules_names() == ["generic", "vllm"]
+    vllm = shipped_rules("vllm")
+    assert [m.id for m in vllm.modules][:3] == ["spec-decode", "attention", "moe"]
+    assert vllm.key_prs == 24
+    assert vllm.thresholds.missing_tests_min_lines == 30
+
+
+def test_default_rules_by_repository():
+    assert default_rules_for("vllm-project/vllm").repositories == ("vllm-project/vllm",)
+    assert default_rules_for("VLLM-Project/vLLM").repositories == ("vllm-project/vllm",)
+    assert default_rules_for("example-org/example-repo") == shipped_rules("generic")
+
+
+@pytest.mark.parametrize(
+    "text,where",
+    [
+        ("labelz: []", "labelz"),
+        ("modules: [{id: a}]", "modules.0.paths"),
+        ("modules: [{id: a, paths: ['!x']}]", "modules.0.paths"),
+        ("modules: [{id: other, paths: [x/**]}]", "modules.0.id"),
+        ("modules: [{id: a, paths: [a/**]}, {id: a, paths: [b/**]}]", "(top level)"),
+        ("labels: [{name: x, titles: ['(unclosed']}]", "labels.0.titles"),
+        ("thresholds: {large_change_files: 0}", "thresholds.large_change_files"),
+        ("key_prs: many", "key_prs"),
+    ],
+)
+def test_invalid_rules_name_the_key(text, where):
+    with pytest.raises(RulesError) as info:
+        parse_rules(text, "my.yaml")
+    msg = info.value.user_message
+    assert msg.startswith("rules file my.yaml: ")
+    assert where in msg
+    assert "\n" not in msg
+
+
+def test_not_yaml_and_not_a_mapping():
+    with pytest.raises(RulesError, match="line 1"):
+        parse_rules("labels: [", "r.yaml")
+    with pytest.raises(RulesError, match="expected a mapping"):
+        parse_rules("- a\n- b\n", "r.yaml")
+
+
+def test_missing_file(tmp_path):
+    with pytest.raises(RulesError, match="cannot read"):
+        load_rules(tmp_path / "nope.yaml")
+
+
+def test_inline_flags_in_title_patterns_work():
+    r = parse_rules("labels: [{name: rocm, titles: ['(?i)\\brocm\\b', 'AMD']}]", "x")
+    assert r.compiled.label_titles[0][1].search("[ROCm] fix") is not None
+
+
+def test_schema_is_published_and_forbids_extra_keys():
+    schema = Rules.model_json_schema()
+    assert schema["additionalProperties"] is False
+    for key in ("labels", "prefix_aliases", "modules", "core_paths", "source_paths", "test_paths",
+                "dependency_paths", "security_paths", "security_keywords", "ai_coauthor_patterns",
+                "thresholds", "key_prs"):
+        assert key in schema["properties"], key
+    json.dumps(schema)
