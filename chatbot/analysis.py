@@ -73,12 +73,22 @@ class PathFacts:
     security: bool
 
 
+_PATH_MEMO_LIMIT = 200_000
+
+
 class PathClassifier:
-    """Classifies paths under compiled rules, memoising each distinct path (one per build)."""
+    """Classifies paths under compiled rules.
+
+    Facts are memoised per :class:`CompiledRules` (a pure function of rules and path): a bot
+    digests the same repository week after week and most paths recur, so later builds skip the
+    glob matching for known paths. The memo is bounded (cleared past 200,000 paths).
+    """
 
     def __init__(self, rules: CompiledRules) -> None:
         self.rules = rules
-        self._cache: dict[str, PathFacts] = {}
+        self._cache: dict[str, PathFacts] = rules.memo.setdefault("path_facts", {})
+        if len(self._cache) > _PATH_MEMO_LIMIT:
+            self._cache.clear()
 
     def __call__(self, path: str) -> PathFacts:
         facts = self._cache.get(path)
@@ -113,9 +123,9 @@ def labels_for(pr: PullRequest, rules: CompiledRules, classify: PathClassifier) 
         found.update(rules.prefix_to_label.get(" ".join(gh_label.split()).casefold(), ()))
     for prefix in title_prefixes(pr.title):
         found.update(rules.prefix_to_label.get(prefix, ()))
-    for name, rx in rules.label_titles:
-        if name not in found and rx.search(pr.title):
-            found.add(name)
+    if rules.title_patterns is not None:
+        names = rules.title_label_names
+        found.update(names[i] for i in rules.title_patterns.matching(pr.title))
     for f in pr.files:
         found.update(classify(f.path).labels)
     order = rules.label_order

@@ -8,9 +8,13 @@ decimal, shares are fractions 0.0-1.0 rounded to three decimals.
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import datetime, timezone
+from typing import Annotated
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import AfterValidator, AwareDatetime, BaseModel, ConfigDict, Field
+
+UtcDatetime = Annotated[AwareDatetime, AfterValidator(lambda dt: dt.astimezone(timezone.utc))]
+"""An aware datetime, normalised to UTC (naive datetimes are rejected)."""
 
 
 class Frozen(BaseModel):
@@ -70,12 +74,12 @@ class PullRequest(Frozen):
     ``reviews``/``review_threads``/``commits_after_review`` are only filled by the live GitHub source.
     """
 
-    number: int = Field(gt=0)
-    title: str
+    number: int = Field(gt=0, strict=True)
+    title: str = Field(strict=True)
     url: str = ""
     body: str = ""
     author: Author | None = None
-    merged_at: datetime
+    merged_at: UtcDatetime
     labels: tuple[str, ...] = ()
     files: tuple[FileChange, ...] = ()
     additions: int = Field(default=0, ge=0)

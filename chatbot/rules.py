@@ -186,21 +186,41 @@ class Rules(_RulesModel):
         return module_id
 
 
-class RegexSet:
-    """Several regular expressions searched in order (each may carry its own inline flags)."""
+_GLOBAL_FLAGS = re.compile(r"^\(\?([aiLmsux]+)\)")
 
-    __slots__ = ("patterns",)
+
+def _scoped(pattern: str) -> str:
+    """Rewrite leading global inline flags ``(?i)x`` as a scoped group ``(?i:x)`` so that several
+    patterns can share one regex."""
+    m = _GLOBAL_FLAGS.match(pattern)
+    if m is None:
+        return f"(?:{pattern})"
+    return f"(?{m.group(1)}:{pattern[m.end():]})"
+
+
+class RegexSet:
+    """Several regular expressions (each may carry its own leading inline flags).
+
+    ``search`` finds the leftmost match of any pattern in one call of the regex engine (patterns
+    are combined with scoped flags); ``matching`` tells which patterns match.
+    """
+
+    __slots__ = ("patterns", "_any")
 
     def __init__(self, patterns: tuple[str, ...], flags: int = 0) -> None:
         self.patterns = tuple(re.compile(p, flags) for p in patterns)
+        self._any = re.compile("|".join(_scoped(p) for p in patterns), flags)
 
     def search(self, text: str) -> re.Match[str] | None:
-        """The first match of the first pattern that matches ``text``, or None."""
-        for rx in self.patterns:
-            m = rx.search(text)
-            if m is not None:
-                return m
-        return None
+        """The leftmost match of any of the patterns in ``text``, or None."""
+        return self._any.search(text)
+
+    def matching(self, text: str) -> tuple[int, ...]:
+        """Indexes of the patterns that match somewhere in ``text`` (one combined search first:
+        most texts match none)."""
+        if self._any.search(text) is None:
+            return ()
+        return tuple(i for i, rx in enumerate(self.patterns) if rx.search(text) is not None)
 
 
 def _any_regex(patterns: tuple[str, ...], flags: int = 0) -> RegexSet | None:
@@ -212,8 +232,13 @@ class CompiledRules:
 
     def __init__(self, rules: Rules) -> None:
         self.rules = rules
+        self.memo: dict[str, Any] = {}
+        """Memo tables of pure functions of these rules (e.g. path -> facts), owned by their users."""
         self.label_paths = [(r.name, PathMatcher(r.paths, r.exclude)) for r in rules.labels if r.paths]
         self.label_titles = [(r.name, RegexSet(r.titles)) for r in rules.labels if r.titles]
+        title_rules = [(r.name, t) for r in rules.labels for t in r.titles]
+        self.title_label_names = tuple(name for name, _ in title_rules)
+        self.title_patterns = RegexSet(tuple(t for _, t in title_rules)) if title_rules else None
         self.label_order = {}
         for name in [r.name for r in rules.labels] + list(rules.prefix_aliases):
             self.label_order.setdefault(name, len(self.label_order))

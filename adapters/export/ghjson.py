@@ -15,107 +15,18 @@ import sys
 import zlib
 from collections.abc import Iterable
 from dataclasses import dataclass
-from datetime import datetime, timezone
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Any
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, TypeAdapter, ValidationError
+from pydantic import TypeAdapter, ValidationError
 
 from chatbot.errors import InputError
-from chatbot.models import Author, FileChange, PullRequest
+from chatbot.models import PullRequest
 
 
-def _parse_instant(value: Any) -> datetime:
-    if isinstance(value, datetime):
-        dt = value
-    elif isinstance(value, str):
-        try:
-            dt = datetime.fromisoformat(value.strip())
-        except ValueError:
-            raise ValueError("not a date") from None
-    else:
-        raise ValueError("not a date")
-    if dt.tzinfo is None:
-        raise ValueError("date has no time zone (expected e.g. 2026-05-11T01:19:21Z)")
-    return dt.astimezone(timezone.utc)
+_MISSING = object()
 
-
-Instant = Annotated[datetime, BeforeValidator(_parse_instant)]
-
-
-class _External(BaseModel):
-    model_config = ConfigDict(extra="ignore", frozen=True)
-
-
-class GhAuthor(_External):
-    """``author`` of a gh export: login (or the git author name in commit-built exports)."""
-
-    login: str
-    name: str | None = None
-    is_bot: bool = False
-
-
-class GhFile(_External):
-    """One entry of ``files``."""
-
-    path: str = Field(min_length=1)
-    additions: int = Field(default=0, ge=0)
-    deletions: int = Field(default=0, ge=0)
-
-
-class GhLabel(_External):
-    """One entry of ``labels``."""
-
-    name: str
-
-
-class GhCommitRef(_External):
-    """``mergeCommit``."""
-
-    oid: str | None = None
-
-
-class GhRecord(_External):
-    """One record of a gh export (external payload: unknown keys ignored)."""
-
-    number: Annotated[int, Field(strict=True, gt=0)]
-    title: Annotated[str, Field(strict=True)]
-    mergedAt: Instant
-    url: str | None = None
-    body: str | None = None
-    author: GhAuthor | None = None
-    labels: list[GhLabel | str] | None = None
-    files: list[GhFile] | None = None
-    additions: int | None = Field(default=None, ge=0)
-    deletions: int | None = Field(default=None, ge=0)
-    changedFiles: int | None = Field(default=None, ge=0)
-    mergeCommit: GhCommitRef | None = None
-    coAuthors: list[str] | None = None
-
-    def to_pull_request(self) -> PullRequest:
-        """Map to the domain model; missing totals are summed from ``files``."""
-        files = tuple(FileChange(path=f.path, additions=f.additions, deletions=f.deletions) for f in self.files or ())
-        return PullRequest(
-            number=self.number,
-            title=self.title,
-            url=self.url or "",
-            body=self.body or "",
-            author=Author(login=self.author.login, name=self.author.name, is_bot=self.author.is_bot or self.author.login.endswith("[bot]"))
-            if self.author
-            else None,
-            merged_at=self.mergedAt,
-            labels=tuple(lb if isinstance(lb, str) else lb.name for lb in self.labels or ()),
-            files=files,
-            additions=self.additions if self.additions is not None else sum(f.additions for f in files),
-            deletions=self.deletions if self.deletions is not None else sum(f.deletions for f in files),
-            changed_files=self.changedFiles if self.changedFiles is not None else len(files),
-            co_authors=tuple(self.coAuthors or ()),
-            merge_commit=self.mergeCommit.oid if self.mergeCommit else None,
-        )
-
-
-_RECORD = TypeAdapter(GhRecord)
-_RECORDS = TypeAdapter(list[GhRecord])
+_RENAMED = {"merged_at": "mergedAt", "changed_files": "changedFiles", "co_authors": "coAuthors", "merge_commit": "mergeCommit"}
 
 _MESSAGES = {
     "missing": "missing (required)",
@@ -125,18 +36,108 @@ _MESSAGES = {
     "greater_than": "must be greater than 0",
     "greater_than_equal": "must not be negative",
     "list_type": "not a list",
+    "tuple_type": "not a list",
     "model_type": "not an object",
     "model_attributes_type": "not an object",
+    "dict_type": "not an object",
     "bool_type": "not true/false",
     "bool_parsing": "not true/false",
+    "datetime_parsing": "not a date",
+    "datetime_from_date_parsing": "not a date",
+    "datetime_type": "not a date",
+    "timezone_aware": "date has no time zone (expected e.g. 2026-05-11T01:19:21Z)",
 }
+
+
+class _RecordError(Exception):
+    def __init__(self, field: str, message: str) -> None:
+        super().__init__(f"{field}: {message}")
+        self.text = f"{field}: {message}"
+
+
+def _sum_files(files: Any, key: str) -> int | None:
+    total = 0
+    for f in files:
+        v = f.get(key, 0) if isinstance(f, dict) else None
+        if type(v) is not int:
+            return None
+        total += v
+    return total
+
+
+def normalize_record(rec: Any) -> dict[str, Any]:
+    """Turn one gh record into the keyword shape of :class:`~chatbot.models.PullRequest`.
+
+    Only known keys are copied (unknown ones are ignored); values keep their type so that
+    validation reports wrong ones. Missing ``additions``/``deletions``/``changedFiles`` are
+    derived from ``files``.
+
+    Raises:
+        _RecordError: the record is not an object, or ``mergedAt`` is not a string.
+    """
+    if not isinstance(rec, dict):
+        raise _RecordError("(record)", "not an object")
+    out: dict[str, Any] = {}
+    for key in ("number", "title"):
+        if key in rec:
+            out[key] = rec[key]
+    merged = rec.get("mergedAt", _MISSING)
+    if merged is not _MISSING:
+        if not isinstance(merged, str):
+            raise _RecordError("mergedAt", "not a date")
+        out["merged_at"] = merged
+    for key in ("url", "body"):
+        v = rec.get(key)
+        if v is not None:
+            out[key] = v
+    author = rec.get("author")
+    if isinstance(author, dict):
+        a = {k: author[k] for k in ("login", "name", "is_bot") if k in author}
+        login = a.get("login")
+        if isinstance(login, str) and login.endswith("[bot]"):
+            a["is_bot"] = True
+        out["author"] = a
+    elif author is not None:
+        out["author"] = author
+    labels = rec.get("labels")
+    if isinstance(labels, list):
+        out["labels"] = [lb.get("name") if isinstance(lb, dict) else lb for lb in labels]
+    elif labels is not None:
+        out["labels"] = labels
+    files = rec.get("files")
+    if isinstance(files, list):
+        out["files"] = [{k: f[k] for k in ("path", "additions", "deletions") if k in f} if isinstance(f, dict) else f
+                        for f in files]
+    elif files is not None:
+        out["files"] = files
+    for src, dst in (("additions", "additions"), ("deletions", "deletions"), ("changedFiles", "changed_files")):
+        v = rec.get(src)
+        if v is not None:
+            out[dst] = v
+        elif isinstance(files, list):
+            derived = len(files) if src == "changedFiles" else _sum_files(files, src)
+            if derived is not None:
+                out[dst] = derived
+    co = rec.get("coAuthors")
+    if co is not None:
+        out["co_authors"] = co
+    mc = rec.get("mergeCommit")
+    if isinstance(mc, dict):
+        if mc.get("oid") is not None:
+            out["merge_commit"] = mc["oid"]
+    elif mc is not None:
+        out["merge_commit"] = mc
+    return out
+
+
+_PRS = TypeAdapter(list[PullRequest])
+_PR = TypeAdapter(PullRequest)
 
 
 def _describe(err: Any) -> tuple[int | None, str]:
     loc = list(err["loc"])
     index = loc.pop(0) if loc and isinstance(loc[0], int) else None
-    # drop union branch names pydantic inserts (e.g. 'GhLabel', 'str')
-    field = ".".join(str(p) for p in loc if not (isinstance(p, str) and p[:1].isupper() and p not in ("Z",)) and p != "str")
+    field = ".".join(_RENAMED.get(p, p) if isinstance(p, str) else str(p) for p in loc)
     message = _MESSAGES.get(err["type"]) or str(err["msg"]).removeprefix("Value error, ")
     return index, f"{field or '(record)'}: {message}"
 
@@ -149,8 +150,12 @@ class ParsedExport:
     skipped: int
 
 
+def _one(item: Any) -> PullRequest:
+    return _PR.validate_python(normalize_record(item))
+
+
 def parse_records(data: Any, source: str, *, skip_invalid: bool = False) -> ParsedExport:
-    """Validate a decoded gh export (a list of dicts) into domain PRs.
+    """Validate a decoded gh export (a list of dicts) into domain PRs, in one validation pass.
 
     Raises:
         InputError: ``data`` is not a list, or (without ``skip_invalid``) a record is invalid; the
@@ -159,21 +164,27 @@ def parse_records(data: Any, source: str, *, skip_invalid: bool = False) -> Pars
     """
     if not isinstance(data, list):
         raise InputError(f"{source}: expected a JSON array of PR records (gh pr list --json ...), got {type(data).__name__}")
+    error: str | None = None
     try:
-        records = _RECORDS.validate_python(data)
-        return ParsedExport([r.to_pull_request() for r in records], 0)
-    except ValidationError as exc:
-        if not skip_invalid:
-            index, what = _describe(exc.errors()[0])
-            where = f"record {index}" if index is not None else "record"
-            raise InputError(f"invalid {where} in {source}: {what} (fix the record or pass --skip-invalid)") from None
+        normalized = [normalize_record(item) for item in data]
+        return ParsedExport(_PRS.validate_python(normalized), 0)
+    except _RecordError:
+        pass
+    except ValidationError:
+        pass
     prs: list[PullRequest] = []
     skipped = 0
-    for item in data:
+    for index, item in enumerate(data):
         try:
-            prs.append(_RECORD.validate_python(item).to_pull_request())
-        except ValidationError:
+            prs.append(_one(item))
+        except _RecordError as exc:
+            error = error or f"invalid record {index} in {source}: {exc.text}"
             skipped += 1
+        except ValidationError as exc:
+            error = error or f"invalid record {index} in {source}: {_describe(exc.errors()[0])[1]}"
+            skipped += 1
+        if error and not skip_invalid:
+            raise InputError(f"{error} (fix the record or pass --skip-invalid)")
     return ParsedExport(prs, skipped)
 
 
