@@ -97,7 +97,7 @@ def _themes(
     """The 2-4 modules with most key-PR weight: each key PR adds importance x its share of changed
     lines in the module. Each theme cites its key PRs, topped up from the module's other PRs to two."""
     by_num = {a.pr.number: a for a in analyses}
-    weight: Counter[str] = Counter()
+    weight: dict[str, float] = {}
     for p in key:
         a = by_num[p.number]
         total = sum(x + y for x, y in a.module_churn.values())
@@ -105,7 +105,7 @@ def _themes(
             if mod == OTHER_MODULE:
                 continue
             share = (x + y) / total if total else 1 / len(a.module_churn)
-            weight[mod] += p.importance * share
+            weight[mod] = weight.get(mod, 0.0) + p.importance * share
     order = rules.compiled.module_order
     ranked = sorted(weight, key=lambda m: (-round(weight[m], 6), order.get(m, 0)))
     themes: list[Theme] = []

@@ -239,7 +239,7 @@ class CompiledRules:
         title_rules = [(r.name, t) for r in rules.labels for t in r.titles]
         self.title_label_names = tuple(name for name, _ in title_rules)
         self.title_patterns = RegexSet(tuple(t for _, t in title_rules)) if title_rules else None
-        self.label_order = {}
+        self.label_order: dict[str, int] = {}
         for name in [r.name for r in rules.labels] + list(rules.prefix_aliases):
             self.label_order.setdefault(name, len(self.label_order))
         self.prefix_to_label: dict[str, list[str]] = {}
