@@ -279,7 +279,9 @@ def risk_tags_for(
 ) -> dict[str, str]:
     """Risk tags of one PR with a reason built from its data: ``{tag id: reason text in lang}``.
 
-    ``revert_target`` is ``(is_revert, target number, quoted title, target_is_revert)``;
+    ``revert_target`` is ``(is_revert, target number, quoted title, target_is_revert)``; the revert
+    reason is built from the title alone (``reverts #N`` or the quoted title), so the same PR gets
+    the same reason whatever other weeks the input holds;
     ``follow_up`` the (number, merged_at) of the recent PR this bugfix fixes, if any. Rules:
     ``core-path-change`` a file under core_paths; ``missing-tests`` >= thresholds.missing_tests_min_lines
     changed lines in source_paths outside test_paths and no test path changed; ``tests-removed``
@@ -343,14 +345,16 @@ def risk_tags_for(
         assert top is not None
         reasons["dependency-change"] = _more(lang, tr(lang, "reason.dependency", path=top.path, lines=_file_text(top)), len(deps) - 1)
 
-    is_revert, target, quoted, target_is_revert = revert_target
-    if is_revert:
-        if target is not None and target_is_revert:
-            reasons["revert"] = tr(lang, "reason.reland", revert=target)
-        elif target is not None:
-            reasons["revert"] = tr(lang, "reason.revert_pr", number=target)
+    link = parse_revert(pr.title) if revert_target[0] else None
+    if link is not None:
+        # From the title alone, so that the reason does not depend on which other PRs the input holds.
+        inner = parse_revert(link.title) if link.title else None
+        if inner is not None:
+            reasons["revert"] = tr(lang, "reason.reland", title=inner.title or link.title)
+        elif link.number is not None:
+            reasons["revert"] = tr(lang, "reason.revert_pr", number=link.number)
         else:
-            reasons["revert"] = tr(lang, "reason.revert_title", title=quoted or pr.title)
+            reasons["revert"] = tr(lang, "reason.revert_title", title=link.title or pr.title)
 
     if follow_up is not None:
         num, when = follow_up

@@ -129,11 +129,11 @@ def test_reverted_in_the_same_week_and_relands():
     rev = pr(11, 'Revert "[Core] Replace things"', [("vllm/v1/core/a.py", 10, 100)], hours=5)
     a, graph = analyze(orig, rev)
     assert graph.reverted_by == {10: 11}
-    assert a[11].risk_reasons["revert"] == "reverts #10"
+    assert a[11].risk_reasons["revert"] == "reverts \u201c[Core] Replace things\u201d"
     reland = pr(12, 'Revert "Revert "[Core] Replace things""', [("vllm/v1/core/a.py", 100, 10)], hours=9)
     a, graph = analyze(orig, rev, reland)
     assert graph.reverted_by == {11: 12}  # the original is re-landed, the revert is reverted
-    assert a[12].risk_reasons["revert"] == "re-lands the change reverted by #11"
+    assert a[12].risk_reasons["revert"] == "re-lands \u201c[Core] Replace things\u201d"
 
 
 def test_revert_of_a_pr_outside_the_input_names_the_number():
