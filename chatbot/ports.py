@@ -62,17 +62,35 @@ class PullRequestStore(Protocol):
     """Persistent PRs, upserted by (repo, number); history for trends and new contributors."""
 
     def upsert_prs(self, repo: str, prs: Sequence[PullRequest]) -> tuple[int, int]:
-        """Insert or update PRs in one transaction; returns ``(inserted, updated)`` (unchanged rows count in neither)."""
+        """Insert or update PRs in one transaction; returns ``(inserted, updated)`` (unchanged rows count in neither).
+
+        Raises:
+            chatbot.errors.PrhubError: the store cannot write (nothing was written).
+        """
         ...
 
     def merged_between(self, repo: str, start: datetime, end: datetime) -> list[PullRequest]:
-        """Stored PRs of ``repo`` merged in ``[start, end)``, in number order."""
+        """Stored PRs of ``repo`` merged in ``[start, end)`` (aware datetimes), in number order.
+
+        Raises:
+            chatbot.errors.PrhubError: the store cannot answer.
+        """
         ...
 
-    def store_week(self, repo: str, prs: Sequence[PullRequest], fetch: WeekFetch) -> None:
-        """Upsert a week's PRs and record its fetch, in one transaction (whole or not at all)."""
+    def store_week(self, repo: str, prs: Sequence[PullRequest], fetch: WeekFetch) -> tuple[int, int]:
+        """Upsert a week's PRs and record its fetch, in one transaction (whole or not at all).
+
+        Returns ``(inserted, updated)`` as :meth:`upsert_prs` (callers may ignore it).
+
+        Raises:
+            chatbot.errors.PrhubError: the store cannot write (nothing was written).
+        """
         ...
 
     def week_fetch(self, repo: str, week: str, tz: str) -> WeekFetch | None:
-        """The latest recorded fetch of that week, if any."""
+        """The latest recorded fetch of that week (``2026-W20``, IANA ``tz``), if any."""
+        ...
+
+    def newest_merged_at(self, repo: str) -> datetime | None:
+        """The newest stored ``merged_at`` of ``repo`` (aware UTC); None when the store has none."""
         ...

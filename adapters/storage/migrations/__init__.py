@@ -1,0 +1,1 @@
+"""Alembic migrations of the PR store (``script_location`` is this directory; see ``env.py``)."""

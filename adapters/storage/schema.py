@@ -1,0 +1,114 @@
+"""The store's tables as SQLAlchemy 2 typed declarative models.
+
+Current tables (Alembic baseline ``0001_baseline``):
+
+* ``pull_requests``: one row per merged PR, keyed by ``(repo, number)``. ``merged_at`` (UTC),
+  ``author_login`` and ``title`` are columns for queries; ``data`` holds the whole domain
+  :class:`~chatbot.models.PullRequest` as JSON (``model_dump(mode="json")``) and is the source of
+  truth when reading back. ``content_sha256`` (of the canonical JSON) decides whether an upsert
+  changes a row; ``revision`` starts at 1 and grows by one per real change.
+* ``week_fetches``: one row per stored fetch of a week (history, newest wins).
+
+Later issues add their tables (deliveries, subscriptions, event dedup) here *and* in a new Alembic
+revision under ``migrations/versions/``; the baseline is never edited.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+from typing import Any, cast
+
+from sqlalchemy import JSON, CheckConstraint, DateTime, Dialect, Index, Integer, MetaData, String, Table, Text
+from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
+from sqlalchemy.types import TypeDecorator
+
+NAMING_CONVENTION = {
+    "ix": "ix_%(table_name)s_%(column_0_N_name)s",
+    "uq": "uq_%(table_name)s_%(column_0_N_name)s",
+    "ck": "ck_%(table_name)s_%(constraint_name)s",
+    "fk": "fk_%(table_name)s_%(column_0_N_name)s_%(referred_table_name)s",
+    "pk": "pk_%(table_name)s",
+}
+
+
+class UTCDateTime(TypeDecorator[datetime]):
+    """An aware UTC instant on every backend.
+
+    PostgreSQL stores ``timestamp with time zone``; SQLite stores naive UTC text (fixed width, so it
+    sorts and compares as time). Values read back are aware UTC datetimes.
+
+    Raises:
+        ValueError: binding a naive datetime (the store only takes aware instants).
+    """
+
+    impl = DateTime(timezone=True)
+    cache_ok = True
+
+    def process_bind_param(self, value: datetime | None, dialect: Dialect) -> datetime | None:
+        if value is None:
+            return None
+        if value.tzinfo is None or value.utcoffset() is None:
+            raise ValueError(f"naive datetime {value.isoformat()}: the store takes aware UTC instants")
+        value = value.astimezone(timezone.utc)
+        return value.replace(tzinfo=None) if dialect.name == "sqlite" else value
+
+    def process_result_value(self, value: datetime | None, dialect: Dialect) -> datetime | None:
+        if value is None:
+            return None
+        if value.tzinfo is None:
+            return value.replace(tzinfo=timezone.utc)
+        return value.astimezone(timezone.utc)
+
+
+class Base(DeclarativeBase):
+    """Declarative base of every store table; its ``metadata`` is Alembic's target."""
+
+    metadata = MetaData(naming_convention=NAMING_CONVENTION)
+    type_annotation_map = {datetime: UTCDateTime(), dict[str, Any]: JSON()}
+
+
+class PullRequestRow(Base):
+    """A stored merged PR of ``repo`` (``owner/name``); ``data`` is the full domain PR as JSON."""
+
+    __tablename__ = "pull_requests"
+
+    repo: Mapped[str] = mapped_column(String(255), primary_key=True)
+    number: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=False)
+    merged_at: Mapped[datetime]
+    author_login: Mapped[str | None] = mapped_column(String(255))
+    title: Mapped[str] = mapped_column(Text)
+    data: Mapped[dict[str, Any]]
+    content_sha256: Mapped[str] = mapped_column(String(64))
+    revision: Mapped[int] = mapped_column(Integer, default=1)
+
+    __table_args__ = (
+        Index("ix_pull_requests_repo_merged_at", "repo", "merged_at"),
+        Index("ix_pull_requests_repo_author_login", "repo", "author_login"),
+    )
+
+
+class WeekFetchRow(Base):
+    """One stored fetch of ``week`` (``2026-W20``) of ``repo`` in zone ``tz``; instants in UTC."""
+
+    __tablename__ = "week_fetches"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    repo: Mapped[str] = mapped_column(String(255))
+    week: Mapped[str] = mapped_column(String(16))
+    tz: Mapped[str] = mapped_column(String(64))
+    started_at: Mapped[datetime]
+    finished_at: Mapped[datetime]
+    prs: Mapped[int] = mapped_column(Integer)
+    requests: Mapped[int] = mapped_column(Integer)
+
+    __table_args__ = (
+        CheckConstraint("prs >= 0", name="prs_not_negative"),
+        CheckConstraint("requests >= 0", name="requests_not_negative"),
+        Index("ix_week_fetches_repo_week_tz", "repo", "week", "tz", "started_at"),
+    )
+
+
+PULL_REQUESTS = cast(Table, PullRequestRow.__table__)
+"""The ``pull_requests`` table (for Core statements)."""
+WEEK_FETCHES = cast(Table, WeekFetchRow.__table__)
+"""The ``week_fetches`` table (for Core statements)."""

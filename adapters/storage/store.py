@@ -1,0 +1,395 @@
+"""``SqlStore``: the :class:`chatbot.ports.PullRequestStore` on SQLAlchemy 2 (SQLite or PostgreSQL).
+
+PRs are upserted by ``(repo, number)`` with the dialect's ``INSERT ... ON CONFLICT DO UPDATE``;
+an update happens only when the PR's canonical JSON changed, so importing or fetching the same
+data twice writes nothing. Opening a store runs Alembic ``upgrade head``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from datetime import datetime
+from pathlib import Path
+from types import TracebackType
+from typing import TYPE_CHECKING, Any
+
+from pydantic import ValidationError
+from sqlalchemy import Connection, Engine, create_engine, func, select, text
+from sqlalchemy.dialects import postgresql, sqlite
+from sqlalchemy.engine import URL, make_url
+from sqlalchemy.exc import ArgumentError, DBAPIError, NoSuchModuleError, SQLAlchemyError
+
+from adapters.storage.errors import StoreError, mask_url, scrub
+from adapters.storage.schema import PULL_REQUESTS, WEEK_FETCHES, PullRequestRow
+from chatbot.errors import InputError
+from chatbot.models import PullRequest
+from chatbot.ports import WeekFetch
+
+if TYPE_CHECKING:  # Alembic is imported when a store is opened, not with this module
+    from alembic.config import Config
+
+log = logging.getLogger(__name__)
+
+MIGRATIONS_DIR = Path(__file__).resolve().parent / "migrations"
+BASELINE_REVISION = "0001_baseline"
+"""The first Alembic revision (``alembic_version.version_num`` of a store at the baseline)."""
+
+_CHUNK = 500  # rows per INSERT statement (well under SQLite's and PostgreSQL's parameter limits)
+_MIGRATION_LOCK = 0x70726875  # pg advisory lock key ("prhu"): one migrator at a time
+
+
+def alembic_config(connection: Connection | None = None, url: str | None = None) -> Config:
+    """An Alembic :class:`~alembic.config.Config` for the store's migrations, built in code.
+
+    Args:
+        connection: an open connection to migrate (``env.py`` uses it as is), or None.
+        url: the database URL when no connection is given (for the ``alembic`` command line).
+    """
+    from alembic.config import Config
+
+    cfg = Config()
+    cfg.set_main_option("script_location", str(MIGRATIONS_DIR))
+    if url is not None:
+        cfg.set_main_option("sqlalchemy.url", url.replace("%", "%%"))
+    if connection is not None:
+        cfg.attributes["connection"] = connection
+    return cfg
+
+
+def head_revision() -> str:
+    """The newest Alembic revision shipped with this prhub."""
+    from alembic.script import ScriptDirectory
+
+    head = ScriptDirectory.from_config(alembic_config()).get_current_head()
+    assert head is not None
+    return head
+
+
+def _canonical(data: dict[str, Any]) -> str:
+    return json.dumps(data, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
+def _no_nul(value: str) -> str:
+    # PostgreSQL text cannot hold NUL; the JSON copy in ``data`` keeps the exact value (escaped).
+    return value.replace("\x00", "")
+
+
+def _row(repo: str, pr: PullRequest) -> dict[str, Any]:
+    data = pr.model_dump(mode="json")
+    return {
+        "repo": repo,
+        "number": pr.number,
+        "merged_at": pr.merged_at,
+        "author_login": _no_nul(pr.author.login) if pr.author else None,
+        "title": _no_nul(pr.title),
+        "data": data,
+        "content_sha256": hashlib.sha256(_canonical(data).encode("utf-8")).hexdigest(),
+        "revision": 1,
+    }
+
+
+def _check_aware(name: str, value: datetime) -> None:
+    if value.tzinfo is None or value.utcoffset() is None:
+        raise ValueError(f"{name} {value.isoformat()} is naive: pass an aware (UTC) datetime")
+
+
+class SqlStore:
+    """Persistent merged PRs and week fetches in a SQL database (SQLite file or PostgreSQL).
+
+    Create with :meth:`open`; use as a context manager or call :meth:`close`. Every method runs in
+    its own transaction. Instants are aware UTC datetimes in and out.
+    """
+
+    def __init__(self, engine: Engine, url: str) -> None:
+        """Wrap an engine whose schema is already at head (use :meth:`open` instead)."""
+        self._engine = engine
+        self._url = url
+
+    # -- opening -------------------------------------------------------------------------------
+
+    @classmethod
+    def open(cls, url: str, *, migrate: bool = True) -> SqlStore:
+        """Connect to ``url`` and upgrade its schema to the newest revision (Alembic ``upgrade head``).
+
+        Args:
+            url: ``sqlite:///PATH`` (the file's directory must exist) or
+                ``postgresql+psycopg://user:password@host:port/db``; ``postgresql://`` and
+                ``postgres://`` mean the psycopg 3 driver.
+            migrate: run ``upgrade head`` (default); False only to inspect a store as it is.
+
+        Raises:
+            StoreError: the URL cannot be parsed or names an unsupported database, the SQLite
+                directory is missing, the server is unreachable or refuses us, or the schema is
+                newer than this prhub. The message shows the URL with its password masked.
+        """
+        shown = mask_url(url)
+        try:
+            parsed = make_url(url)
+        except (ArgumentError, ValueError):
+            raise StoreError(
+                f"invalid database URL {shown!r}: use sqlite:///PATH or postgresql+psycopg://USER@HOST:PORT/DB "
+                "(--db or PRHUB_DATABASE_URL)"
+            ) from None
+        parsed = _normalize(parsed, shown)
+        shown = mask_url(parsed.render_as_string(hide_password=False))
+        kwargs: dict[str, Any] = {}
+        if parsed.get_backend_name() == "sqlite":
+            db = parsed.database or ""
+            if db and db != ":memory:" and not db.startswith("file:"):
+                parent = Path(db).expanduser().resolve().parent
+                if not parent.is_dir():
+                    raise StoreError(f"database {shown}: directory {parent} does not exist: create it or pass another --db")
+            kwargs["connect_args"] = {"timeout": 30}
+        else:
+            kwargs["pool_pre_ping"] = True
+            kwargs["connect_args"] = {"connect_timeout": 10}
+        try:
+            engine = create_engine(parsed, **kwargs)
+        except (NoSuchModuleError, ImportError, ArgumentError) as exc:
+            raise StoreError(f"cannot use database {shown}: {scrub(str(exc), url)}") from None
+        store = cls(engine, url)
+        try:
+            with store._errors("opening"):
+                with engine.connect() as conn:
+                    conn.execute(text("SELECT 1"))
+            if migrate:
+                store._upgrade()
+        except BaseException:
+            engine.dispose()
+            raise
+        return store
+
+    def _upgrade(self) -> None:
+        from alembic import command
+        from alembic.util.exc import CommandError
+
+        try:
+            with self._errors("migrating", writing=True), self._engine.begin() as conn:
+                if conn.dialect.name == "postgresql":
+                    conn.execute(text("SELECT pg_advisory_xact_lock(:k)"), {"k": _MIGRATION_LOCK})
+                command.upgrade(alembic_config(conn), "head")
+            log.debug("store %s: schema at head", self.url)
+        except CommandError as exc:
+            raise StoreError(
+                f"database {self.url}: cannot upgrade its schema ({scrub(str(exc), self._url)}): "
+                "it was probably written by a newer prhub; upgrade prhub"
+            ) from None
+
+    @property
+    def url(self) -> str:
+        """The database URL with its password masked (safe to print)."""
+        return mask_url(self._engine.url.render_as_string(hide_password=False))
+
+    @property
+    def engine(self) -> Engine:
+        """The SQLAlchemy engine (for migrations and tests)."""
+        return self._engine
+
+    def close(self) -> None:
+        """Release the connection pool."""
+        self._engine.dispose()
+
+    def __enter__(self) -> SqlStore:
+        return self
+
+    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None) -> None:
+        self.close()
+
+    @contextmanager
+    def _errors(self, action: str, *, writing: bool = False) -> Iterator[None]:
+        """Turn SQLAlchemy/driver errors into a one-line :class:`StoreError` without secrets.
+
+        ``writing``: the block is one transaction that rolls back, so the message says nothing was written.
+        """
+        try:
+            yield
+        except SQLAlchemyError as exc:
+            orig = exc.orig if isinstance(exc, DBAPIError) else exc
+            lines = [ln.strip() for ln in str(orig).splitlines() if ln.strip()]
+            reason = scrub(lines[0] if lines else type(orig).__name__, self._url)
+            if action == "opening" or (isinstance(exc, DBAPIError) and exc.connection_invalidated):
+                hint = "check the URL (--db or PRHUB_DATABASE_URL) and that the server runs"
+            elif writing:
+                hint = "nothing was written"
+            else:
+                hint = "check the database"
+            raise StoreError(f"database {self.url}: {action} failed: {type(orig).__name__}: {reason} ({hint})") from None
+
+    # -- PullRequestStore ----------------------------------------------------------------------
+
+    def upsert_prs(self, repo: str, prs: Sequence[PullRequest]) -> tuple[int, int]:
+        """Insert or update PRs of ``repo`` in one transaction.
+
+        Records sharing a number are one PR (the later wins). A row whose stored JSON equals the
+        PR's is left alone.
+
+        Returns:
+            ``(inserted, updated)``: new rows, and existing rows whose content changed
+            (unchanged rows count in neither).
+
+        Raises:
+            StoreError: a database error (nothing was written).
+        """
+        with self._errors("storing PRs", writing=True), self._engine.begin() as conn:
+            return self._upsert(conn, repo, prs)
+
+    def store_week(self, repo: str, prs: Sequence[PullRequest], fetch: WeekFetch) -> tuple[int, int]:
+        """Upsert a week's PRs and record its fetch, in one transaction (whole or not at all).
+
+        Args:
+            repo: ``owner/name``; must equal ``fetch.repo``.
+            prs: the PRs the fetch brought.
+            fetch: the fetch record (aware instants, counts >= 0).
+
+        Returns:
+            ``(inserted, updated)`` as :meth:`upsert_prs`.
+
+        Raises:
+            InputError: ``fetch.repo`` differs from ``repo``.
+            StoreError: a database error, e.g. a negative count (nothing was written).
+        """
+        if fetch.repo != repo:
+            raise InputError(f"week fetch of {fetch.repo} cannot be stored under {repo}")
+        _check_aware("started_at", fetch.started_at)
+        _check_aware("finished_at", fetch.finished_at)
+        with self._errors("storing the week", writing=True), self._engine.begin() as conn:
+            counts = self._upsert(conn, repo, prs)
+            conn.execute(
+                WEEK_FETCHES.insert().values(
+                    repo=repo,
+                    week=fetch.week,
+                    tz=fetch.tz,
+                    started_at=fetch.started_at,
+                    finished_at=fetch.finished_at,
+                    prs=fetch.prs,
+                    requests=fetch.requests,
+                )
+            )
+            return counts
+
+    def merged_between(self, repo: str, start: datetime, end: datetime) -> list[PullRequest]:
+        """Stored PRs of ``repo`` merged in the half-open window ``[start, end)``, in number order.
+
+        Args:
+            start: aware datetime (any zone; compared as UTC).
+            end: aware datetime.
+
+        Raises:
+            ValueError: a naive datetime.
+            StoreError: a database error, or a stored row that no longer validates.
+        """
+        _check_aware("start", start)
+        _check_aware("end", end)
+        stmt = (
+            select(PullRequestRow.data)
+            .where(PullRequestRow.repo == repo, PullRequestRow.merged_at >= start, PullRequestRow.merged_at < end)
+            .order_by(PullRequestRow.number)
+        )
+        with self._errors("reading PRs"), self._engine.connect() as conn:
+            rows = conn.execute(stmt).scalars().all()
+        try:
+            return [PullRequest.model_validate(data) for data in rows]
+        except ValidationError as exc:
+            raise StoreError(f"database {self.url}: a stored PR of {repo} does not validate: {exc.errors()[0]['msg']}") from None
+
+    def week_fetch(self, repo: str, week: str, tz: str) -> WeekFetch | None:
+        """The latest recorded fetch of ``week`` of ``repo`` in zone ``tz`` (by ``started_at``), if any.
+
+        Raises:
+            StoreError: a database error.
+        """
+        t = WEEK_FETCHES
+        stmt = (
+            select(t)
+            .where(t.c.repo == repo, t.c.week == week, t.c.tz == tz)
+            .order_by(t.c.started_at.desc(), t.c.id.desc())
+            .limit(1)
+        )
+        with self._errors("reading week fetches"), self._engine.connect() as conn:
+            r = conn.execute(stmt).mappings().first()
+        if r is None:
+            return None
+        return WeekFetch(repo=r["repo"], week=r["week"], tz=r["tz"], started_at=r["started_at"],
+                         finished_at=r["finished_at"], prs=r["prs"], requests=r["requests"])
+
+    def newest_merged_at(self, repo: str) -> datetime | None:
+        """The newest ``merged_at`` (aware UTC) stored for ``repo``; None when it has no PRs.
+
+        Raises:
+            StoreError: a database error.
+        """
+        with self._errors("reading PRs"), self._engine.connect() as conn:
+            return conn.execute(select(func.max(PullRequestRow.merged_at)).where(PullRequestRow.repo == repo)).scalar()
+
+    def count_prs(self, repo: str | None = None) -> int:
+        """How many PRs are stored (of ``repo``, or of every repository).
+
+        Raises:
+            StoreError: a database error.
+        """
+        stmt = select(func.count()).select_from(PullRequestRow)
+        if repo is not None:
+            stmt = stmt.where(PullRequestRow.repo == repo)
+        with self._errors("counting PRs"), self._engine.connect() as conn:
+            return int(conn.execute(stmt).scalar_one())
+
+    def repos(self) -> list[str]:
+        """Repositories with stored PRs, sorted.
+
+        Raises:
+            StoreError: a database error.
+        """
+        with self._errors("reading PRs"), self._engine.connect() as conn:
+            return list(conn.execute(select(PullRequestRow.repo).distinct().order_by(PullRequestRow.repo)).scalars())
+
+    # -- internals -----------------------------------------------------------------------------
+
+    def _upsert(self, conn: Connection, repo: str, prs: Sequence[PullRequest]) -> tuple[int, int]:
+        by_number = {pr.number: pr for pr in prs}
+        rows = [_row(repo, by_number[n]) for n in sorted(by_number)]
+        dialect = conn.dialect.name
+        insert = postgresql.insert if dialect == "postgresql" else sqlite.insert
+        table = PULL_REQUESTS
+        inserted = updated = 0
+        for i in range(0, len(rows), _CHUNK):
+            ins = insert(table).values(rows[i : i + _CHUNK])
+            excluded = ins.excluded
+            stmt = ins.on_conflict_do_update(
+                index_elements=[table.c.repo, table.c.number],
+                set_={
+                    "merged_at": excluded.merged_at,
+                    "author_login": excluded.author_login,
+                    "title": excluded.title,
+                    "data": excluded.data,
+                    "content_sha256": excluded.content_sha256,
+                    "revision": table.c.revision + 1,
+                },
+                where=table.c.content_sha256 != excluded.content_sha256,
+            ).returning(table.c.revision)
+            for revision in conn.execute(stmt).scalars():
+                if revision == 1:
+                    inserted += 1
+                else:
+                    updated += 1
+        return inserted, updated
+
+
+def _normalize(parsed: URL, shown: str) -> URL:
+    """Accept ``sqlite`` and ``postgresql`` (psycopg 3) URLs only; plain ``postgresql://`` means psycopg.
+
+    Raises:
+        StoreError: another database or driver.
+    """
+    backend = parsed.get_backend_name()
+    driver = parsed.get_driver_name() if "+" in parsed.drivername else ""
+    if backend in ("postgres", "postgresql") and driver in ("", "psycopg"):
+        return parsed.set(drivername="postgresql+psycopg")
+    if backend == "sqlite" and driver in ("", "pysqlite"):
+        return parsed
+    raise StoreError(
+        f"unsupported database URL {shown!r}: use sqlite:///PATH or postgresql+psycopg://USER@HOST:PORT/DB"
+    )
