@@ -7,6 +7,8 @@ catch this class, print or post ``user_message`` and exit non-zero / reply; anyt
 
 from __future__ import annotations
 
+from datetime import datetime
+
 
 class PrhubError(Exception):
     """Base class. ``user_message`` is one line, safe to show in a terminal, a log or a chat card."""
@@ -24,3 +26,29 @@ class InputError(PrhubError):
 
 class RulesError(PrhubError):
     """A rules file that cannot be read or does not validate."""
+
+
+class SourceError(PrhubError):
+    """A PR source (the GitHub API) could not answer: unreachable, rejected the request, bad data."""
+
+    exit_code = 69
+
+
+class RateLimitedError(SourceError):
+    """The source is rate-limited past the wait cap. ``reset_at`` (aware UTC) is when to retry.
+
+    The scheduler catches this class to schedule one retry after ``reset_at``; a chat query shows
+    ``user_message`` ("GitHub rate-limited until 14:05 UTC ...") instead of hanging.
+    """
+
+    exit_code = 75
+
+    def __init__(self, user_message: str, reset_at: datetime) -> None:
+        super().__init__(user_message)
+        self.reset_at = reset_at
+
+
+class SourcePermissionError(SourceError):
+    """The source refused access (HTTP 401/403 without rate-limit signs): fix the token, do not retry."""
+
+    exit_code = 77

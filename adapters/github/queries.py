@@ -1,0 +1,94 @@
+"""GraphQL documents the GitHub source sends to ``POST /graphql`` (validated against GitHub's schema in tests).
+
+One search page carries, per PR, everything the digest and the review-risk rules need: labels,
+changed files with line counts, reviews, review threads (first comment), the comment count, closing
+issue references and the merge commit message (for ``Co-authored-by`` trailers). Connections longer
+than their first page are continued with :func:`followup_query`, batching many PRs per request.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+PAGE_INFO = "pageInfo { hasNextPage endCursor }"
+ACTOR = "author { __typename login }"
+
+
+@dataclass(frozen=True)
+class Connection:
+    """A paginated PR connection: GraphQL field name, first-page size, follow-up page size, node fields."""
+
+    field: str
+    first: int
+    more: int
+    nodes: str
+
+
+CONNECTIONS: tuple[Connection, ...] = (
+    Connection("labels", 20, 100, "name"),
+    Connection("files", 100, 100, "path additions deletions"),
+    Connection("reviews", 50, 100, f"state submittedAt body {ACTOR}"),
+    Connection("reviewThreads", 50, 100,
+               f"isResolved isOutdated path comments(first: 1) {{ nodes {{ body createdAt {ACTOR} }} }}"),
+    Connection("closingIssuesReferences", 10, 100, "number"),
+)
+"""Every paginated field of a PR the source reads, in query order."""
+
+BY_FIELD = {c.field: c for c in CONNECTIONS}
+
+
+def _connection(c: Connection, first: int, after: str | None = None) -> str:
+    args = f"first: {first}" + (f", after: ${after}" if after else "")
+    return f"{c.field}({args}) {{ {PAGE_INFO} nodes {{ {c.nodes} }} }}"
+
+
+PULL_FIELDS = " ".join(
+    [
+        "number title body url mergedAt additions deletions changedFiles",
+        "author { __typename login ... on User { name } }",
+        "mergeCommit { oid message }",
+        "comments { totalCount }",
+        *(_connection(c, c.first) for c in CONNECTIONS),
+    ]
+)
+
+SEARCH_QUERY = (
+    "query PrhubMergedPulls($q: String!, $first: Int!, $after: String) {\n"
+    "  search(type: ISSUE, query: $q, first: $first, after: $after) {\n"
+    f"    issueCount {PAGE_INFO}\n"
+    "    nodes { __typename ... on PullRequest { " + PULL_FIELDS + " } }\n"
+    "  }\n"
+    "}\n"
+)
+"""One page of merged PRs. Variables: ``q`` (see :mod:`adapters.github.search`), ``first`` (1-100), ``after``."""
+
+
+@dataclass(frozen=True)
+class FollowUp:
+    """One more page of one PR's connection: PR number, connection field, cursor to continue after."""
+
+    number: int
+    field: str
+    after: str
+
+
+def followup_query(items: list[FollowUp]) -> tuple[str, dict[str, object]]:
+    """A query fetching the next page of each item, aliased ``f0``, ``f1``... under ``repository``.
+
+    Returns ``(query text, variables)``; the caller adds ``owner`` and ``name`` to the variables.
+    """
+    decls = ["$owner: String!", "$name: String!"]
+    parts = []
+    variables: dict[str, object] = {}
+    for i, item in enumerate(items):
+        c = BY_FIELD[item.field]
+        decls.append(f"$c{i}: String")
+        variables[f"c{i}"] = item.after
+        parts.append(f"f{i}: pullRequest(number: {int(item.number)}) {{ number {_connection(c, c.more, f'c{i}')} }}")
+    text = (
+        f"query PrhubMorePages({', '.join(decls)}) {{\n"
+        "  repository(owner: $owner, name: $name) {\n    "
+        + "\n    ".join(parts)
+        + "\n  }\n}\n"
+    )
+    return text, variables

@@ -1,0 +1,76 @@
+"""Requests one real week (vllm-project/vllm 2026-W20) costs: a naive PyGithub loop vs prhub's GitHub source.
+
+Runs against the fake GitHub of the tests (tests/fakes/github_server.py) on 127.0.0.1, which serves
+the real week from ../shared/data/vllm and answers GraphQL with GitHub's published schema. Both
+clients are PyGithub with the same client-side request counter (304s excluded).
+
+Usage: python benchmarks/github_requests.py
+Last three lines: ``naive_requests: K``, ``prs: M``, ``requests_per_week: N``.
+"""
+
+from __future__ import annotations
+
+import math
+import sys
+import time
+from datetime import datetime, timezone
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from adapters.github.search import merged_search  # noqa: E402
+from adapters.github.source import GitHubPullRequestSource  # noqa: E402
+from adapters.github.transport import RequestCounter, counting_github  # noqa: E402
+from tests.fakes.github_server import VLLM_DIR, VLLM_REPO, FakeGitHub, load_schema  # noqa: E402
+
+TOKEN = "benchmark-token"
+START = datetime(2026, 5, 11, tzinfo=timezone.utc)
+END = datetime(2026, 5, 18, tzinfo=timezone.utc)
+
+
+def naive(base_url: str) -> tuple[int, int]:
+    """The plain PyGithub loop: search issues, then per PR get_pull, files, reviews, review comments.
+
+    Returns ``(requests, merged PRs)``.
+    """
+    counter = RequestCounter()
+    gh = counting_github(TOKEN, base_url, counter, per_page=100)
+    repo = gh.get_repo(VLLM_REPO)
+    merged = 0
+    for issue in gh.search_issues(merged_search(VLLM_REPO, START, END)):
+        pr = repo.get_pull(issue.number)
+        if pr.merged_at is None:  # from the payload: no extra request (pr.merged would cost one)
+            continue
+        list(pr.get_files())
+        list(pr.get_reviews())
+        list(pr.get_review_comments())
+        merged += 1
+    return counter.value, merged
+
+
+def main() -> int:
+    if load_schema() is None or not (VLLM_DIR / "2026-W20.json").exists():
+        print("needs ../shared/data (github-schema.graphql and vllm/2026-W20.json)", file=sys.stderr)
+        return 1
+    with FakeGitHub(token=TOKEN) as fake:
+        t0 = time.perf_counter()
+        naive_requests, naive_prs = naive(fake.base_url)
+        t1 = time.perf_counter()
+        source = GitHubPullRequestSource(TOKEN, base_url=fake.base_url)
+        result = source.merged_between(VLLM_REPO, START, END)
+        t2 = time.perf_counter()
+        server_side = fake.requests
+    n = len(result.prs)
+    print(f"week: {VLLM_REPO} 2026-W20 [{START:%Y-%m-%dT%H:%MZ}, {END:%Y-%m-%dT%H:%MZ})")
+    print(f"naive loop: {naive_prs} merged PRs in {t1 - t0:.1f} s")
+    print(f"github source: {n} merged PRs in {t2 - t1:.1f} s; target ceil({n}/25)+5 = {math.ceil(n / 25) + 5}")
+    print(f"fake server saw {server_side} requests in total (both clients)")
+    print(f"naive_requests: {naive_requests}")
+    print(f"prs: {n}")
+    print(f"requests_per_week: {result.requests}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

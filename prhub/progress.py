@@ -1,0 +1,43 @@
+"""Fetch progress on the terminal: a Rich progress bar when stderr is a TTY, plain lines otherwise.
+
+The GitHub adapter stays UI-free: it calls a ``progress(FetchProgress)`` callback that this module
+provides.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import Any, TextIO
+
+
+@contextmanager
+def fetch_progress(label: str, *, stream: TextIO | None = None, tty: bool | None = None) -> Iterator[Callable[[Any], None]]:
+    """A progress callback for one fetch named ``label`` (``vllm-project/vllm 2026-W20``).
+
+    On a terminal: a Rich bar of PRs listed out of PRs matched, with the page count. Otherwise one
+    plain line per page on ``stream`` (stderr): ``prhub: fetch <label>: page 3, 75/217 PRs``.
+    """
+    out = stream if stream is not None else sys.stderr
+    is_tty = out.isatty() if tty is None else tty
+    if not is_tty:
+        def plain(p: Any) -> None:
+            total = f"/{p.matched}" if p.matched is not None else ""
+            out.write(f"prhub: fetch {label}: {p.phase} page {p.pages}, {p.prs}{total} PRs\n")
+            out.flush()
+
+        yield plain
+        return
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    with Progress(TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
+                  TextColumn("PRs · {task.fields[pages]} pages"), TimeElapsedColumn(),
+                  console=Console(file=out), transient=True) as bar:
+        task = bar.add_task(label, total=None, pages=0)
+
+        def rich_cb(p: Any) -> None:
+            bar.update(task, completed=p.prs, total=p.matched if p.matched is not None else None, pages=p.pages)
+
+        yield rich_cb
