@@ -1,0 +1,243 @@
+"""Feishu/Lark interactive cards (card JSON 2.0) from the core's :class:`~chatbot.cards.Card` (pure).
+
+One language per card (the Card's). Text goes into ``markdown`` elements with every character
+that lark_md would read as syntax entity-escaped (``&#60;`` for ``<``, ``&#42;`` for ``*`` ...,
+the escapes Feishu documents for its rich-text component), so ``<at id=all></at>``,
+``<at user_id=...>`` or ``<font ...>`` in a PR title never reach lark_md live; ``[`` is left alone
+unless it could start a link, so ``[Bugfix]`` shows as typed, without backslashes. The header is
+a ``plain_text`` element. No markdown tables are emitted.
+
+Payloads (``docs/platform-limits.md``): ``im.v1.message.create`` takes ``msg_type="interactive"``
+and ``content`` = the card object as a JSON string (no ``card`` wrapper); custom-bot webhooks take
+``{"msg_type": "interactive", "card": {...}}``. A card's JSON must stay within 25,000 bytes of
+UTF-8 (the platform rejects 30,000): :func:`cards_to_feishu` splits larger cards.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from chatbot.cards import (
+    Actions,
+    Block,
+    Card,
+    Context,
+    Divider,
+    Fields,
+    Link,
+    PRItem,
+    PRList,
+    PRRef,
+    Section,
+    Text,
+    Untrusted,
+    clip,
+    safe_url,
+    split_card,
+)
+
+MAX_CARD_BYTES = 25_000
+HARD_CARD_BYTES = 30_000
+MAX_ELEMENT_CHARS = 6_000
+
+_ENTITIES = {
+    "&": "&#38;",
+    "<": "&#60;",
+    ">": "&#62;",
+    "*": "&#42;",
+    "_": "&#95;",
+    "~": "&#126;",
+    "`": "&#96;",
+    "\\": "&#92;",
+    "|": "&#124;",
+    "$": "&#36;",
+}
+_SPECIAL = re.compile(r"[&<>*_~`\\|$]")
+_LINK_START = re.compile(r"\]([(\[])")
+_LEADING = re.compile(r"^([#+\-=>]|\d+[.)])")
+
+
+def escape_md(text: str) -> str:
+    """Entity-escape untrusted text for a Feishu ``markdown`` element (one line).
+
+    ``&<>*_~`\\|$`` become numeric entities; ``](`` and ``][`` get their second bracket escaped
+    (no link can form) and a trailing ``]`` is escaped; a leading ``#``, ``-``, ``+``, ``=``,
+    ``>`` or ``1.`` is escaped (no heading, list or quote). ``[Bugfix] x`` stays ``[Bugfix] x``.
+    """
+    s = " ".join(text.split())
+    s = _SPECIAL.sub(lambda m: _ENTITIES[m.group(0)], s)
+    s = _LINK_START.sub(lambda m: "]" + ("&#40;" if m.group(1) == "(" else "&#91;"), s)
+    if s.endswith("]"):
+        s = s[:-1] + "&#93;"
+    m = _LEADING.match(s)
+    if m:
+        first = m.group(1)[0]
+        s = f"&#{ord(first)};" + s[1:]
+    return s
+
+
+def _label(text: str) -> str:
+    """Escape a link label: as :func:`escape_md`, brackets included."""
+    return escape_md(text).replace("[", "&#91;").replace("]", "&#93;")
+
+
+def _url(url: str) -> str:
+    u = safe_url(url)
+    return u.replace("(", "%28").replace(")", "%29")
+
+
+def _bold(text: str) -> str:
+    s = escape_md(text)
+    return f"**{s}**" if s else ""
+
+
+def _pr(ref: PRRef) -> str:
+    url = _url(ref.url)
+    head = f"[#{ref.number}]({url})" if url else f"#{ref.number}"
+    title = escape_md(ref.title)
+    return f"{head} {title}" if title else head
+
+
+def render_runs(runs: Iterable[Text | Untrusted | Link | PRRef]) -> str:
+    """One line of runs as Feishu markdown (all text entity-escaped, links as ``[label](url)``)."""
+    out: list[str] = []
+    for r in runs:
+        if isinstance(r, (Text, Untrusted)):
+            core = r.text.strip()
+            if not core:
+                out.append(" " if r.text else "")
+                continue
+            lead = " " if r.text[0].isspace() else ""
+            trail = " " if r.text[-1].isspace() else ""
+            body = _bold(core) if isinstance(r, Text) and r.bold else escape_md(core)
+            out.append(lead + body + trail)
+        elif isinstance(r, Link):
+            url = _url(r.url)
+            out.append(f"[{_label(r.label) or url}]({url})" if url else escape_md(r.label))
+        else:
+            out.append(_pr(r))
+    return "".join(out)
+
+
+def _item_line(item: PRItem) -> str:
+    line = "- " + _pr(PRRef(number=item.number, url=item.url, title=item.title))
+    detail = render_runs(item.detail)
+    return f"{line} — {detail}" if detail else line
+
+
+def _markdown(lines: Sequence[str], size: str = "normal") -> list[dict[str, Any]]:
+    """Markdown elements of at most ``MAX_ELEMENT_CHARS`` each (split between lines)."""
+    chunks: list[list[str]] = []
+    total = 0
+    for line in lines:
+        line = line[:MAX_ELEMENT_CHARS]
+        if chunks and total + 1 + len(line) <= MAX_ELEMENT_CHARS:
+            chunks[-1].append(line)
+            total += 1 + len(line)
+        else:
+            chunks.append([line])
+            total = len(line)
+    out = []
+    for c in chunks:
+        el: dict[str, Any] = {"tag": "markdown", "content": "\n".join(c)}
+        if size != "normal":
+            el["text_size"] = size
+        out.append(el)
+    return out
+
+
+def _element(block: Block) -> list[dict[str, Any]]:
+    if isinstance(block, Section):
+        lines = ([_bold(block.heading)] if block.heading else []) + [render_runs(ln) for ln in block.lines]
+        return _markdown([ln for ln in lines if ln]) if any(lines) else []
+    if isinstance(block, Fields):
+        return _markdown([f"{_bold(f.label)}: {render_runs(f.value)}" for f in block.items]) if block.items else []
+    if isinstance(block, PRList):
+        lines = [_bold(block.heading)] if block.heading else []
+        lines += [_item_line(i) for i in block.items]
+        if block.more:
+            url = _url(block.more_url)
+            text = escape_md(block.more_text)
+            lines.append(f"[{_label(block.more_text)}]({url})" if url else text)
+        return _markdown(lines) if lines else []
+    if isinstance(block, Context):
+        text = render_runs(block.runs)
+        return _markdown([text], "notation") if text.strip() else []
+    if isinstance(block, Divider):
+        return [{"tag": "hr"}]
+    if isinstance(block, Actions):
+        out: list[dict[str, Any]] = []
+        for b in block.buttons:
+            url = _url(b.url)
+            behavior: dict[str, Any] = (
+                {"type": "open_url", "default_url": url} if url
+                else {"type": "callback", "value": {"action": b.action, "value": b.value}}
+            )
+            out.append({"tag": "button", "text": {"tag": "plain_text", "content": clip(b.label, 60)},
+                        "type": "primary" if not out else "default", "behaviors": [behavior]})
+        return out
+    return []
+
+
+def card_to_feishu_card(card: Card) -> dict[str, Any]:
+    """The card JSON 2.0 object of one card (``schema``, ``config``, ``header``, ``body``).
+
+    The result is not size-checked: use :func:`cards_to_feishu` to get cards within 25,000 bytes.
+    """
+    elements: list[dict[str, Any]] = []
+    for block in card.blocks:
+        elements.extend(_element(block))
+    if not elements:
+        elements = [{"tag": "markdown", "content": escape_md(card.fallback or card.header) or " "}]
+    summary = clip(card.fallback or card.header, 120)
+    return {
+        "schema": "2.0",
+        "config": {"update_multi": True, "summary": {"content": summary}},
+        "header": {"title": {"tag": "plain_text", "content": clip(card.header, 150) or "prhub"}, "template": "blue"},
+        "body": {"elements": elements},
+    }
+
+
+def card_json(card: dict[str, Any]) -> str:
+    """The compact JSON text of a card object (UTF-8 characters kept, no spaces)."""
+    return json.dumps(card, ensure_ascii=False, separators=(",", ":"))
+
+
+def card_bytes(card: dict[str, Any]) -> int:
+    """Size of :func:`card_json` in UTF-8 bytes (what the 30 KB limit counts)."""
+    return len(card_json(card).encode("utf-8"))
+
+
+def _fits(card: Card) -> bool:
+    return card_bytes(card_to_feishu_card(card)) <= MAX_CARD_BYTES
+
+
+def cards_to_feishu(cards: Sequence[Card]) -> list[dict[str, Any]]:
+    """Card objects for cards, in sending order, each within 25,000 bytes of UTF-8 JSON.
+
+    A card too large is split between blocks, items or lines (every listed PR kept exactly once).
+
+    Returns:
+        Card JSON 2.0 objects (what ``json.loads(content)`` gives for ``im.v1.message.create``).
+    """
+    out: list[dict[str, Any]] = []
+    for card in cards:
+        for piece in split_card(card, _fits):
+            out.append(card_to_feishu_card(piece))
+    return out
+
+
+def message_payload(card: dict[str, Any]) -> dict[str, str]:
+    """Body fields for ``im.v1.message.create``: ``{"msg_type": "interactive", "content": <card JSON>}``.
+
+    ``content`` is the card object itself as a JSON string (no ``card`` wrapper).
+    """
+    return {"msg_type": "interactive", "content": card_json(card)}
+
+
+def webhook_payload(card: dict[str, Any]) -> dict[str, Any]:
+    """Body of a custom-bot webhook POST: ``{"msg_type": "interactive", "card": {...}}``."""
+    return {"msg_type": "interactive", "card": card}

@@ -1,0 +1,1 @@
+"""Slack edge: Block Kit rendering (``blocks``); the bolt app and delivery come later."""

@@ -1,0 +1,92 @@
+"""Chat output for the command line: digest cards as Slack/Feishu payloads, and ``prhub ask``.
+
+Reads ``PRHUB_PUBLIC_URL`` (base of "Full report" links; no such button without it).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+
+from adapters.feishu.cards import cards_to_feishu
+from adapters.slack.blocks import card_to_messages
+from chatbot.cards import Card, digest_cards
+from chatbot.digest import repo_from_urls
+from chatbot.errors import InputError
+from chatbot.models import Digest
+from chatbot.queries import DigestCache, ModuleIndex, answer, parse
+from chatbot.render.text import card_to_text
+from chatbot.weeks import IsoWeek, load_zone
+from prhub import bootstrap
+
+_URL = re.compile(r"^https?://[^\s<>|\"'\\`]+$")
+
+
+def public_url() -> str | None:
+    """``$PRHUB_PUBLIC_URL`` without a trailing slash, or None when unset or empty.
+
+    Raises:
+        InputError: set but not an http(s) URL.
+    """
+    base = os.environ.get("PRHUB_PUBLIC_URL", "").strip()
+    if not base:
+        return None
+    if not _URL.match(base):
+        raise InputError(f"PRHUB_PUBLIC_URL {base!r}: not an http(s) URL such as https://prhub.example.com")
+    return base.rstrip("/")
+
+
+def report_url(repo: str, week: IsoWeek | str) -> str | None:
+    """The public URL of a week's full report (``{base}/reports/{owner}/{name}/{week}``), or None."""
+    base = public_url()
+    return f"{base}/reports/{repo}/{week}" if base else None
+
+
+def render_cards(cards: list[Card], fmt: str) -> str:
+    """Cards as ``{"messages": [...]}`` (slack), ``{"cards": [...]}`` (feishu) or plain text."""
+    if fmt == "slack":
+        return json.dumps({"messages": card_to_messages(cards)}, indent=2, ensure_ascii=False) + "\n"
+    if fmt == "feishu":
+        return json.dumps({"cards": cards_to_feishu(cards)}, indent=2, ensure_ascii=False) + "\n"
+    return "\n".join(card_to_text(c) for c in cards)
+
+
+def render_digest_chat(digest: Digest, fmt: str) -> str:
+    """The digest as chat payloads: ``slack`` -> ``{"messages": [chat.postMessage kwargs...]}``,
+    ``feishu`` -> ``{"cards": [card JSON 2.0 objects...]}``, in posting order."""
+    cards = digest_cards(digest, report_url=report_url(digest.repo, digest.week))
+    return render_cards(cards, fmt)
+
+
+def ask(
+    text: str,
+    *,
+    inputs: list[str],
+    sample: bool,
+    repo: str | None,
+    rules_file: str | None,
+    tz: str,
+    lang: str | None,
+    fmt: str,
+) -> str:
+    """Answer one query from PR files; now = the newest ``mergedAt`` of the input.
+
+    Raises:
+        InputError: no input, unreadable input, unknown repository, zone or rules.
+    """
+    load_zone(tz)
+    parsed = bootstrap.read_inputs(inputs, sample=sample, skip_invalid=True)
+    repo_name = bootstrap.check_repo(repo) if repo else repo_from_urls(parsed.prs)
+    if repo_name is None:
+        raise InputError("cannot tell the repository: the input has no PR URLs; pass --repo owner/name")
+    if not parsed.prs:
+        raise InputError("the input holds no PRs: there is nothing to answer from")
+    rules = bootstrap.rules_for(repo_name, rules_file)
+    index = ModuleIndex(rules)
+    now = max(p.merged_at for p in parsed.prs)
+    query = parse(text, modules=index)
+    provider = DigestCache(parsed.prs, repo=repo_name, rules=rules, tz=tz)
+    card = answer(query, digest_provider=provider, now=now, lang=lang, tz=tz, modules=index,
+                  report_url=lambda w: report_url(repo_name, w))
+    return render_cards([card], fmt)

@@ -1,0 +1,86 @@
+"""Feishu card JSON 2.0 rendering: BR-08 (payload shape, bytes, safe markdown)."""
+
+from __future__ import annotations
+
+import json
+import re
+
+from adapters.feishu.cards import (
+    HARD_CARD_BYTES,
+    MAX_CARD_BYTES,
+    card_to_feishu_card,
+    cards_to_feishu,
+    escape_md,
+    message_payload,
+    webhook_payload,
+)
+from chatbot.cards import Card, PRRef, Section, Text, Untrusted, digest_cards
+from tests.hostile_digest import hostile_digest, risky_in_rank_order
+
+EVIL = "[Misc] <at id=all></at> cleanup <font color='red'>x</font>"
+
+
+def markdown_of(card: dict) -> str:
+    return "\n".join(e.get("content", "") for e in card["body"]["elements"] if e["tag"] == "markdown")
+
+
+def test_br08_payload_shape_and_size():
+    d = hostile_digest(lang="zh", chinese=True)
+    d = d.model_copy(update={"prs": tuple(p.model_copy(update={"title": EVIL}) if i == 3 else p for i, p in enumerate(d.prs))})
+    cards = cards_to_feishu(digest_cards(d, report_url="https://prhub.example.com/r"))
+    assert len(cards) >= 3
+    for card in cards:
+        body = message_payload(card)
+        assert body["msg_type"] == "interactive" and isinstance(body["content"], str)
+        obj = json.loads(body["content"])
+        assert obj == card and "card" not in obj and "header" in obj and "body" in obj and obj["schema"] == "2.0"
+        assert len(body["content"].encode("utf-8")) <= MAX_CARD_BYTES < HARD_CARD_BYTES
+        hook = webhook_payload(card)
+        assert set(hook) == {"msg_type", "card"} and hook["card"] is card and "content" not in hook
+        md = markdown_of(card)
+        assert len(re.findall(r"^\|.*\|\s*$", md, re.M)) == 0  # no markdown tables
+        assert "<at" not in body["content"] and "<font" not in body["content"]
+        assert "\\[" not in md and "\\]" not in md
+        assert "i18n_elements" not in card and "i18n_header" not in card
+    listed = [int(n) for c in cards for n in re.findall(r"^- \[#(\d+)\]\(https://github\.com/[^)]+\) .*— (?:核心|缺少|删除|大规模|外部|回滚|紧急|安全|评审|无人工|机器人|assert)",
+                                                         markdown_of(c), re.M)]
+    assert listed == risky_in_rank_order(d)
+    assert len(set(listed)) == 80
+
+
+def test_br08_bugfix_prefix_without_backslashes():
+    card = card_to_feishu_card(Card(header="h", lang="zh", blocks=(Section(lines=(
+        (PRRef(number=1, url="https://github.com/a/b/pull/1", title="[Bugfix] 修复注意力内核在长序列下的数值溢出问题"),),
+        (PRRef(number=2, url="https://github.com/a/b/pull/2", title=EVIL),),
+    )),)))
+    md = markdown_of(card)
+    assert "[#1](https://github.com/a/b/pull/1) [Bugfix] 修复注意力内核在长序列下的数值溢出问题" in md
+    assert "[#2](https://github.com/a/b/pull/2) [Misc] &#60;at id=all&#62;&#60;/at&#62; cleanup &#60;font color='red'&#62;x&#60;/font&#62;" in md
+    assert "\\" not in md
+
+
+def test_escape_md_neutralises_syntax():
+    assert escape_md("[Bugfix] a_b *c*") == "[Bugfix] a&#95;b &#42;c&#42;"
+    assert escape_md("[x](https://evil)") == "[x]&#40;https://evil)"
+    assert escape_md("# title") == "&#35; title" and escape_md("- item") == "&#45; item"
+    assert escape_md("R&D &lt;x&gt;") == "R&#38;D &#38;lt;x&#38;gt;"
+    assert escape_md("<at user_id=\"ou_BOB\"></at>").count("<") == 0
+
+
+def test_text_runs_keep_spacing():
+    card = card_to_feishu_card(Card(header="h", blocks=(Section(lines=((Text(text="• "), Untrusted(text="a"), Text(text=" · "), Text(text="b", bold=True)),)),)))
+    assert markdown_of(card) == "• a · **b**"
+
+
+def test_real_week_cards(vllm_rules):
+    from chatbot.digest import build_digest
+    from chatbot.weeks import IsoWeek
+    from tests.conftest import week_prs
+
+    for lang in ("en", "zh"):
+        d = build_digest(week_prs("2026-W20"), repo="vllm-project/vllm", week=IsoWeek.parse("2026-W20"), rules=vllm_rules, lang=lang)
+        cards = cards_to_feishu(digest_cards(d))
+        assert all(len(message_payload(c)["content"].encode()) <= MAX_CARD_BYTES for c in cards)
+        text = "\n".join(markdown_of(c) for c in cards)
+        risky = sorted((p for p in d.prs if p.risk_tags), key=lambda p: (-p.importance, p.number))
+        assert all(f"[#{p.number}](" in text for p in risky)

@@ -1,0 +1,135 @@
+"""Block Kit rendering: BR-04 (mrkdwn escaping) and BR-03 (limits on a hostile 312-PR week)."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from slack_sdk.models.blocks import Block
+
+from adapters.slack.blocks import block_text_length, card_to_blocks, card_to_messages, escape, render_runs
+from chatbot.cards import Card, Link, PRList, PRRef, Section, Text, Untrusted, digest_cards
+from tests.hostile_digest import HOSTILE, hostile_digest, risky_in_rank_order
+
+URL = "https://github.com/example-org/example-repo/pull/4321"
+TITLE = '[Frontend] Escape <script> & "a > b" <!channel> <@U_ALICE> R&D &lt;x&gt;'
+EXPECTED = ('<https://github.com/example-org/example-repo/pull/4321|[Frontend] Escape &lt;script&gt; &amp; "a &gt; b" '
+            '&lt;!channel&gt; &lt;@U_ALICE&gt; R&amp;D &amp;lt;x&amp;gt;>')
+
+
+# --- BR-04 ----------------------------------------------------------------------------------------
+
+def test_br04_exact_line():
+    assert render_runs([Link(url=URL, label=TITLE)]) == EXPECTED
+    assert render_runs([PRRef(number=4321, url=URL, title=TITLE)]) == "#4321 " + EXPECTED
+
+
+def test_br04_checks():
+    line = EXPECTED
+    # & first, then < and >, each once: unescaping once gives the title back
+    label = line[len(URL) + 2 : -1]
+    assert label.replace("&lt;", "<").replace("&gt;", ">").replace("&amp;", "&") == TITLE
+    assert escape(TITLE) == label
+    # the only raw < and > are the link delimiters
+    assert line.count("<") == 1 and line.startswith("<") and line.count(">") == 1 and line.endswith(">")
+    # URL byte-identical
+    assert line[1 : 1 + len(URL)] == URL and line[1 + len(URL)] == "|"
+    for live in ("<!channel>", "<!here>", "<@"):
+        assert live not in line[1:]
+    # idempotent rendering: same title twice, same string; not escaped again
+    assert render_runs([Link(url=URL, label=TITLE)]) == render_runs([Link(url=URL, label=TITLE)])
+    assert "&amp;amp;" not in line
+
+
+def test_br04_in_a_digest_with_bold_labels_intact():
+    d = hostile_digest(total=5, risky=5)
+    p = d.prs[0].model_copy(update={"title": TITLE, "url": URL, "number": 4321})
+    d = d.model_copy(update={"prs": (p, *d.prs[1:]), "key_prs": (p,)})
+    msgs = card_to_messages(digest_cards(d))
+    texts = [b["text"]["text"] for m in msgs for b in m["blocks"] if b["type"] == "section" and "text" in b]
+    assert any(EXPECTED in t for t in texts)
+    assert any(t.startswith("*Risk observations*") for t in texts)
+
+
+def test_bot_formatting_and_unsafe_urls():
+    card = Card(header="h", blocks=(Section(heading="Head", lines=((Text(text="Risky", bold=True), Untrusted(text=" *x* <!here>")),
+                                                                    (Link(url="javascript:alert(1)", label="<evil>"),),
+                                                                    (Link(url="https://a.example/x|y", label="z"),))),))
+    text = card_to_blocks(card)[1]["text"]["text"]
+    assert text.splitlines() == ["*Head*", "*Risky**x* &lt;!here&gt;", "&lt;evil&gt;", "z"]
+
+
+# --- BR-03 ----------------------------------------------------------------------------------------
+
+def check_message(msg):
+    assert set(msg) == {"text", "blocks"}
+    assert 0 < len(msg["text"]) <= 3000
+    blocks = msg["blocks"]
+    assert 0 < len(blocks) <= 50
+    assert block_text_length(blocks) <= 12000
+    ids = [b["block_id"] for b in blocks]
+    assert len(ids) == len(set(ids))
+    for b in blocks:
+        if b["type"] == "header":
+            assert len(b["text"]["text"]) <= 150
+        if b["type"] == "section":
+            if "text" in b:
+                assert 1 <= len(b["text"]["text"]) <= 3000
+            if "fields" in b:
+                assert len(b["fields"]) <= 10 and all(len(f["text"]) <= 2000 for f in b["fields"])
+        Block.parse(b).validate_json()  # slack_sdk's own checks
+
+
+def risk_numbers(msgs):
+    out = []
+    for m in msgs:
+        for b in m["blocks"]:
+            if b["block_id"].startswith("risks-"):
+                out += [int(n) for n in re.findall(r"^• #(\d+) ", b["text"]["text"], re.M)]
+    return out
+
+
+@pytest.mark.parametrize("report_url", [None, "https://prhub.example.com/reports/x/2024-W24"])
+def test_br03_hostile_week_within_limits(report_url):
+    d = hostile_digest()
+    msgs = card_to_messages(digest_cards(d, report_url=report_url))
+    assert len(msgs) >= 2
+    for m in msgs:
+        check_message(m)
+    header = msgs[0]["blocks"][0]["text"]["text"]
+    assert len(header) == 150 and header.endswith("…")
+    assert risk_numbers(msgs) == risky_in_rank_order(d)
+    assert len(risk_numbers(msgs)) == 80
+
+
+def test_one_monster_title_cannot_break_a_message():
+    d = hostile_digest(total=3, risky=3)
+    p = d.prs[0].model_copy(update={"title": "&<>" * 5000})
+    d = d.model_copy(update={"prs": (p, *d.prs[1:])})
+    card = Card(header="x" * 400, blocks=(PRList(role="risks", items=tuple(
+        __import__("chatbot.cards", fromlist=["PRItem"]).PRItem(number=i, url="https://e.example/p", title="<&>" * 3000,
+                                                                detail=(Untrusted(text="&" * 5000),)) for i in range(1, 40))),))
+    msgs = card_to_messages([card]) + card_to_messages(digest_cards(d))
+    for m in msgs:
+        check_message(m)
+    assert risk_numbers(card_to_messages([card])) == list(range(1, 40))
+
+
+def test_real_week_payloads(vllm_rules):
+    from chatbot.digest import build_digest
+    from chatbot.weeks import IsoWeek
+    from tests.conftest import week_prs
+
+    for lang in ("en", "zh"):
+        d = build_digest(week_prs("2026-W20"), repo="vllm-project/vllm", week=IsoWeek.parse("2026-W20"), rules=vllm_rules, lang=lang)
+        msgs = card_to_messages(digest_cards(d, report_url="https://prhub.example.com/r"))
+        for m in msgs:
+            check_message(m)
+        assert risk_numbers(msgs) == [p.number for p in sorted((p for p in d.prs if p.risk_tags), key=lambda p: (-p.importance, p.number))]
+
+
+def test_hostile_titles_never_live():
+    msgs = card_to_messages(digest_cards(hostile_digest()))
+    blob = "\n".join(b["text"]["text"] for m in msgs for b in m["blocks"] if "text" in b and b["type"] == "section")
+    assert "<!channel>" not in blob and "<!here>" not in blob and "<@U_ALICE>" not in blob and "<https://evil" not in blob
+    assert all(h[:10] for h in HOSTILE)

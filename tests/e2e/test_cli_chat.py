@@ -1,0 +1,73 @@
+"""``prhub digest --format slack|feishu`` and ``prhub ask`` as a user runs them."""
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+from tests.conftest import ROOT, shared_file
+
+ENV = {**os.environ, "PYTHONPATH": str(ROOT)}
+ENV.pop("PRHUB_DEBUG", None)
+ENV.pop("PRHUB_PUBLIC_URL", None)
+
+
+def prhub(*args, env=None):
+    return subprocess.run([sys.executable, "-m", "prhub", *args], capture_output=True, text=True, env=env or ENV,
+                          cwd=ROOT, timeout=120)
+
+
+def test_digest_slack_messages():
+    r = prhub("digest", "--sample", "--format", "slack")
+    assert r.returncode == 0, r.stderr
+    msgs = json.loads(r.stdout)["messages"]
+    assert len(msgs) >= 2 and all(set(m) == {"text", "blocks"} for m in msgs)
+    assert all(len(m["blocks"]) <= 50 for m in msgs)
+    assert not any(b["type"] == "actions" for m in msgs for b in m["blocks"])  # no public URL: no report button
+
+
+def test_digest_feishu_cards_with_public_url():
+    r = prhub("digest", "--sample", "--format", "feishu", "--lang", "zh",
+              env={**ENV, "PRHUB_PUBLIC_URL": "https://prhub.example.com/"})
+    assert r.returncode == 0, r.stderr
+    cards = json.loads(r.stdout)["cards"]
+    assert all(c["schema"] == "2.0" and "header" in c for c in cards)
+    assert all(len(json.dumps(c, ensure_ascii=False, separators=(",", ":")).encode()) <= 25_000 for c in cards)
+    buttons = [e for c in cards for e in c["body"]["elements"] if e["tag"] == "button"]
+    assert buttons and buttons[0]["behaviors"][0]["default_url"] == "https://prhub.example.com/reports/vllm-project/vllm/2026-W20"
+
+
+def test_bad_public_url_is_one_line():
+    r = prhub("digest", "--sample", "--format", "slack", env={**ENV, "PRHUB_PUBLIC_URL": "not a url"})
+    assert r.returncode == 2 and r.stderr.startswith("prhub: error: PRHUB_PUBLIC_URL") and r.stderr.count("\n") == 1
+
+
+@pytest.mark.parametrize("query,expected", [
+    ("PR #42202", "core-path change: core path vllm/v1/worker/gpu/model_runner.py"),
+    ("本周风险", "风险 · vllm-project/vllm 2026-W20"),
+    ("attention this week", "attention backends (attention) · 2026-W20"),
+    ("help", "prhub: what you can ask"),
+    ("subscribe spec-decode", "not available here"),
+])
+def test_ask_text(query, expected):
+    r = prhub("ask", query, "--sample")
+    assert r.returncode == 0, r.stderr
+    assert expected in r.stdout
+
+
+def test_ask_input_now_is_newest_merge_and_lang_override():
+    week19 = str(shared_file("vllm", "2026-W19.json"))
+    r = prhub("ask", "risks this week", "--input", week19, "--lang", "zh")
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.startswith("风险 · vllm-project/vllm 2026-W19")
+    r = prhub("ask", "上周风险", "--input", week19)
+    assert r.returncode == 0 and "2026-W18 没有合并任何 PR。" in r.stdout
+
+
+@pytest.mark.parametrize("fmt,key", [("slack", "messages"), ("feishu", "cards")])
+def test_ask_payload_formats(fmt, key):
+    r = prhub("ask", "PR #42202", "--sample", "--format", fmt)
+    assert r.returncode == 0, r.stderr
+    assert len(json.loads(r.stdout)[key]) == 1

@@ -1,0 +1,90 @@
+"""Query answers on the real vLLM week 2026-W20 (skipped without ../shared)."""
+
+from __future__ import annotations
+
+import pytest
+
+from chatbot.cards import PRList, Section, block_text, digest_cards
+from chatbot.i18n import tr
+from chatbot.queries import DigestCache, answer, parse
+from chatbot.weeks import IsoWeek
+from tests.conftest import week_prs
+
+
+@pytest.fixture(scope="module")
+def cache(vllm_rules):
+    return DigestCache(week_prs("2026-W20"), repo="vllm-project/vllm", rules=vllm_rules)
+
+
+@pytest.fixture(scope="module")
+def now():
+    return max(p.merged_at for p in week_prs("2026-W20"))
+
+
+def ask(text, cache, now, **kw):
+    return answer(parse(text), digest_provider=cache, now=now, **kw)
+
+
+def text_of(card):
+    return "\n".join([card.header, *(block_text(b) for b in card.blocks)])
+
+
+@pytest.mark.parametrize("query,lang", [("risks this week", "en"), ("本周风险", "zh")])
+def test_risks_this_week_lists_the_risk_items(cache, now, query, lang):
+    card = ask(query, cache, now)
+    d = cache.digest(IsoWeek.parse("2026-W20"), lang)
+    text = text_of(card)
+    assert card.lang == lang and "2026-W20" in card.header
+    assert len(d.risks) >= 3
+    for item in d.risks:
+        assert tr(lang, "card.risk_kind", name=tr(lang, f"risk.{item.kind}"), n=len(item.prs)) in text
+    lst = next(b for b in card.blocks if isinstance(b, PRList) and b.role == "risks")
+    ranked = sorted((p for p in d.prs if p.risk_tags), key=lambda p: (-p.importance, p.number))
+    assert [i.number for i in lst.items] == [p.number for p in ranked[: len(lst.items)]]
+    assert len(lst.items) >= 3 and lst.more == len(ranked) - len(lst.items)
+    assert all(i.url.startswith("https://github.com/vllm-project/vllm/pull/") for i in lst.items)
+
+
+def test_pr_card_42202(cache, now):
+    card = ask("PR #42202", cache, now)
+    text = text_of(card)
+    assert card.header == "PR #42202"
+    assert "[Model Runner V2] Fix `seq_lens_cpu_upper_bound`" in text
+    assert "core-path change: core path vllm/v1/worker/gpu/model_runner.py (+15/-31) and 1 more" in text
+    assert "missing test coverage: +18/-35 source lines" in text
+    for part in ("Author: Nick Hill", "Importance: 3.7", "Labels: v1, model-runner", "Modules: model runner (model-runner)"):
+        assert part in text
+    zh = text_of(ask("PR #42202", cache, now, lang="zh"))
+    assert "核心路径变更" in zh and "缺少测试覆盖" in zh
+
+
+def test_pr_not_found(cache, now):
+    text = text_of(ask("PR #1", cache, now))
+    assert "PR #1 is not among the PRs merged from 2026-W13 to 2026-W20." in text
+
+
+def test_attention_this_week(cache, now):
+    card = ask("attention this week", cache, now)
+    d = cache.digest(IsoWeek.parse("2026-W20"), "en")
+    mine = sorted((p for p in d.prs if "attention" in p.modules), key=lambda p: (-p.importance, p.number))
+    assert len(mine) == d.module_counts["attention"] == 26
+    lst = next(b for b in card.blocks if isinstance(b, PRList) and b.role == "module")
+    assert [i.number for i in lst.items] == [p.number for p in mine[:10]] and lst.more == 16
+    text = text_of(card)
+    assert "attention backends (attention) · 2026-W20" == card.header
+    stat = next(s for s in d.module_stats if s.module == "attention")
+    assert f"+{stat.additions:,}/-{stat.deletions:,}" in text
+    risky = next(b for b in card.blocks if getattr(b, "role", "") == "module_risks")
+    assert isinstance(risky, (PRList, Section))
+
+
+def test_other_intents_on_real_week(cache, now):
+    top = ask("top PRs", cache, now)
+    d = cache.digest(IsoWeek.parse("2026-W20"), "en")
+    lst = next(b for b in top.blocks if isinstance(b, PRList))
+    assert [i.number for i in lst.items] == [p.number for p in d.key_prs[:10]]
+    contrib = text_of(ask("贡献者", cache, now))
+    assert d.contributors[0].login in contrib and "位作者" in contrib
+    summary = ask("summary", cache, now)
+    assert summary.header == digest_cards(d)[0].header
+    assert text_of(ask("what changed in spec-decode last week", cache, now)).count("2026-W19") >= 1
