@@ -5,13 +5,27 @@ The only place that knows every package; importing it connects to nothing.
 
 from __future__ import annotations
 
+import os
 import re
+from dataclasses import dataclass
+from collections.abc import Callable
+from datetime import datetime, timedelta, timezone
+from typing import TYPE_CHECKING, Any
+from enum import Enum
 from importlib import resources
 from pathlib import Path
 
 from adapters.export.ghjson import ParsedExport, load_exports
-from chatbot.errors import InputError
+from chatbot.digest import repo_from_urls
+from chatbot.models import PullRequest
+from chatbot.weeks import IsoWeek, load_zone
+from chatbot.errors import InputError, SourceError
+from chatbot.ports import Clock, PullRequestSource, PullRequestStore, WeekFetch
 from chatbot.rules import Rules, default_rules_for, load_rules
+
+if TYPE_CHECKING:  # PyGithub is imported only when the GitHub source is used
+    from adapters.github.source import GitHubPullRequestSource
+    from adapters.storage import SqlStore  # SQLAlchemy and Alembic load only when the store is used
 
 SAMPLE_WEEK = "2026-W20"
 _REPO_RE = re.compile(r"^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$")
@@ -52,3 +66,275 @@ def read_inputs(paths: list[str], *, sample: bool, skip_invalid: bool) -> Parsed
     if not all_paths:
         raise InputError("no input: pass --input FILE (a gh pr list --json export) or --sample")
     return load_exports(all_paths, skip_invalid=skip_invalid)
+
+
+# -- the PR store ----------------------------------------------------------------------------------
+
+CONTEXT_DAYS = 7
+"""Days before a digest's window whose PRs are read too: context for reverts and follow-up fixes."""
+
+
+class DigestSource(str, Enum):
+    """Where ``prhub digest`` takes its PRs from (``--source``)."""
+
+    store = "store"
+    file = "file"
+    github = "github"
+
+
+def digest_source(source: DigestSource | None, *, has_input: bool) -> DigestSource:
+    """The ``--source`` given, else ``file`` when ``--input``/``--sample`` is given, else ``store``.
+
+    Raises:
+        InputError: ``--input``/``--sample`` together with a source that is not ``file``.
+    """
+    if source is None:
+        return DigestSource.file if has_input else DigestSource.store
+    if has_input and source is not DigestSource.file:
+        raise InputError(f"--input/--sample read files: drop them or use --source file (not --source {source.value})")
+    return source
+
+
+def default_database_path() -> Path:
+    """``$XDG_DATA_HOME/prhub/prhub.db`` (``~/.local/share/prhub/prhub.db`` when unset or relative)."""
+    xdg = os.environ.get("XDG_DATA_HOME", "")
+    base = Path(xdg) if xdg and Path(xdg).is_absolute() else Path.home() / ".local" / "share"
+    return base / "prhub" / "prhub.db"
+
+
+def database_url(db: str | None) -> str:
+    """The store's URL: ``--db``, else ``PRHUB_DATABASE_URL``, else the default SQLite file.
+
+    The default file's directory is created.
+
+    Raises:
+        InputError: the default directory cannot be created.
+    """
+    url = db or os.environ.get("PRHUB_DATABASE_URL")
+    if url:
+        return url
+    path = default_database_path()
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise InputError(f"cannot create {path.parent} for the PR store ({exc.strerror or exc}): pass --db URL") from None
+    return f"sqlite:///{path}"
+
+
+def open_store(db: str | None) -> SqlStore:
+    """Open (and migrate to head) the PR store named by :func:`database_url`.
+
+    Raises:
+        adapters.storage.StoreError: bad URL, unreachable database (password masked).
+    """
+    from adapters.storage import SqlStore
+
+    return SqlStore.open(database_url(db))
+
+
+def read_store(repo: str | None, week: IsoWeek | None, tz: str, *, db: str | None) -> tuple[IsoWeek, ParsedExport]:
+    """PRs of ``repo`` for the digest of ``week`` from the store: the week's window in ``tz`` plus
+    the :data:`CONTEXT_DAYS` before it (UTC instants). Without ``week``, the newest stored week.
+
+    Returns:
+        The week and the PRs (``skipped`` is 0).
+
+    Raises:
+        InputError: no ``repo``; the store holds no PRs of ``repo``; the week has no stored PRs and
+            no recorded fetch (it was never imported or fetched).
+        adapters.storage.StoreError: the store cannot be opened or read.
+    """
+    if repo is None:
+        raise InputError("no input: pass --input FILE (a gh pr list --json export), --sample, "
+                         "or --repo owner/name to build from the PR store")
+    zone = load_zone(tz)
+    with open_store(db) as store:
+        if week is None:
+            newest = store.newest_merged_at(repo)
+            if newest is None:
+                raise InputError(f"the PR store {store.url} holds no PRs of {repo}: run prhub import FILE... first")
+            week = IsoWeek.containing(newest, zone)
+        start, end = week.utc_window(zone)
+        prs = store.merged_between(repo, start - timedelta(days=CONTEXT_DAYS), end)
+        if not any(start <= p.merged_at < end for p in prs) and store.week_fetch(repo, str(week), tz) is None:
+            raise InputError(f"the PR store {store.url} has no PRs of {repo} merged in {week}: "
+                             "import that week first (prhub import FILE...)")
+    return week, ParsedExport(prs, 0)
+
+
+@dataclass(frozen=True)
+class ImportCount:
+    """What ``prhub import`` did to one repository's PRs: distinct PRs read, rows inserted/updated."""
+
+    repo: str
+    prs: int
+    inserted: int
+    updated: int
+
+    @property
+    def unchanged(self) -> int:
+        """PRs already stored exactly as read."""
+        return self.prs - self.inserted - self.updated
+
+
+def import_exports(paths: list[str], *, repo: str | None, skip_invalid: bool, store: SqlStore) -> tuple[list[ImportCount], int]:
+    """Load gh-JSON exports into ``store``, upserted by (repo, number); one transaction per repository.
+
+    Each PR's repository is ``repo`` when given, else its own URL's, else the most common one of its
+    file. All files are read and validated before anything is written.
+
+    Returns:
+        Counts per repository (sorted by name) and the number of invalid records skipped.
+
+    Raises:
+        InputError: a file cannot be read or validated, or a PR's repository cannot be told.
+        adapters.storage.StoreError: the store cannot write.
+    """
+    if not paths:
+        raise InputError("no files: pass one or more gh pr list --json exports")
+    by_repo: dict[str, list[PullRequest]] = {}
+    skipped = 0
+    for path in paths:
+        parsed = load_exports([path], skip_invalid=skip_invalid)
+        skipped += parsed.skipped
+        file_repo = repo or repo_from_urls(parsed.prs)
+        for pr in parsed.prs:
+            pr_repo = repo or repo_from_urls([pr]) or file_repo
+            if pr_repo is None:
+                raise InputError(f"{path}: cannot tell the repository (its PRs have no URLs): pass --repo owner/name")
+            by_repo.setdefault(check_repo(pr_repo), []).append(pr)
+    counts: list[ImportCount] = []
+    for name in sorted(by_repo):
+        prs = by_repo[name]
+        inserted, updated = store.upsert_prs(name, prs)
+        counts.append(ImportCount(name, len({p.number for p in prs}), inserted, updated))
+    return counts, skipped
+
+
+# -- the GitHub source -----------------------------------------------------------------------------
+
+GITHUB_TOKEN_ENV = "GITHUB_TOKEN"
+GITHUB_URL_ENV = "GITHUB_API_URL"
+FINAL_AFTER = timedelta(hours=24)
+"""A week whose stored fetch began this long after the week ended is final: never fetched again."""
+
+
+def github_source(*, base_url: str | None = None, progress: Callable[[Any], None] | None = None,
+                  patches: bool = False) -> GitHubPullRequestSource:
+    """The GitHub source: token from ``GITHUB_TOKEN``, base URL from ``base_url``, else
+    ``GITHUB_API_URL``, else ``https://api.github.com`` (Enterprise: ``https://HOST/api/v3``).
+
+    Raises:
+        InputError: ``GITHUB_TOKEN`` is not set (GitHub's GraphQL API needs a token).
+    """
+    from adapters.github.source import GitHubPullRequestSource
+    from adapters.github.transport import DEFAULT_BASE_URL as DEFAULT_GITHUB_URL
+
+    token = os.environ.get(GITHUB_TOKEN_ENV, "").strip()
+    if not token:
+        raise InputError(f"set {GITHUB_TOKEN_ENV} to a GitHub token with read access to the repository "
+                         "(GitHub's GraphQL API needs one)")
+    url = base_url or os.environ.get(GITHUB_URL_ENV) or DEFAULT_GITHUB_URL
+    return GitHubPullRequestSource(token, base_url=url, progress=progress, patches=patches)
+
+
+class _UtcClock:
+    def now(self) -> datetime:
+        return datetime.now(timezone.utc)
+
+
+@dataclass(frozen=True)
+class WeekFetchOutcome:
+    """One week of ``prhub fetch``: the week, its merged PRs, requests spent, and whether the stored
+    copy was final (``cached``: 0 requests)."""
+
+    week: IsoWeek
+    prs: list[PullRequest]
+    requests: int
+    cached: bool
+
+
+def is_final(fetch: WeekFetch | None, week_end: datetime) -> bool:
+    """True when ``fetch`` began more than :data:`FINAL_AFTER` after ``week_end`` (aware UTC)."""
+    return fetch is not None and fetch.started_at > week_end + FINAL_AFTER
+
+
+def fetch_week(source: PullRequestSource, store: PullRequestStore, repo: str, week: IsoWeek, tz: str, *,
+               refresh: bool = False, clock: Clock | None = None) -> WeekFetchOutcome:
+    """Fetch one week's merged PRs from ``source`` into ``store``, unless the stored week is final.
+
+    A final week (see :func:`is_final`) is read from the store with 0 requests; ``refresh`` fetches it
+    again. A fetch is stored with its :class:`~chatbot.ports.WeekFetch` record in one transaction.
+
+    Raises:
+        SourceError: the source could not list every matching PR (nothing is stored).
+        PrhubError: from the source (rate limit, permission) or the store.
+    """
+    clock = clock or _UtcClock()
+    zone = load_zone(tz)
+    start, end = week.utc_window(zone)
+    if not refresh and is_final(store.week_fetch(repo, str(week), tz), end):
+        return WeekFetchOutcome(week, store.merged_between(repo, start, end), 0, True)
+    started = clock.now()
+    result = source.merged_between(repo, start, end)
+    if not result.complete:
+        raise SourceError(f"GitHub search matched {result.matched} PRs of {repo} in {week} but listed only "
+                          f"{len(result.prs)}: not storing a partial week")
+    record = WeekFetch(repo=repo, week=str(week), tz=tz, started_at=started, finished_at=clock.now(),
+                       prs=len(result.prs), requests=result.requests)
+    store.store_week(repo, result.prs, record)
+    return WeekFetchOutcome(week, list(result.prs), result.requests, False)
+
+
+def week_range(first: IsoWeek, last: IsoWeek) -> list[IsoWeek]:
+    """Weeks ``first`` .. ``last`` inclusive.
+
+    Raises:
+        InputError: ``last`` is before ``first``, or the range is longer than 520 weeks.
+    """
+    if last < first:
+        raise InputError(f"--to {last} is before --from {first}")
+    weeks = [first]
+    while weeks[-1] < last:
+        weeks.append(weeks[-1].next())
+        if len(weeks) > 520:
+            raise InputError("--from/--to span more than 520 weeks: fetch in smaller ranges")
+    return weeks
+
+
+def fetch_github_weeks(repo: str, weeks: list[IsoWeek], tz: str, *, db: str | None, refresh: bool = False,
+                       base_url: str | None = None, patches: bool = False,
+                       on_week: Callable[[WeekFetchOutcome], None] | None = None) -> list[WeekFetchOutcome]:
+    """``prhub fetch``: each week from GitHub into the store (final weeks: 0 requests), with progress.
+
+    Raises:
+        InputError: no ``GITHUB_TOKEN``, bad repo/zone.
+        RateLimitedError / SourcePermissionError / SourceError / StoreError: see the adapters.
+    """
+    from prhub.progress import fetch_progress
+
+    load_zone(tz)
+    outcomes = []
+    with open_store(db) as store:
+        for week in weeks:
+            with fetch_progress(f"{repo} {week}") as cb:
+                source = github_source(base_url=base_url, progress=cb, patches=patches)
+                outcome = fetch_week(source, store, repo, week, tz, refresh=refresh)
+            outcomes.append(outcome)
+            if on_week is not None:
+                on_week(outcome)
+    return outcomes
+
+
+def read_github(repo: str | None, week: IsoWeek | None, tz: str, *, db: str | None, refresh: bool = False) -> tuple[IsoWeek, ParsedExport]:
+    """``prhub digest --source github``: fetch the week into the store (0 requests when final), then
+    read it with :func:`read_store` (the week plus its context days).
+
+    Raises:
+        InputError: no ``--repo`` or ``--week``, or no ``GITHUB_TOKEN``.
+        RateLimitedError / SourcePermissionError / SourceError / StoreError: see the adapters.
+    """
+    if repo is None or week is None:
+        raise InputError("--source github needs --repo owner/name and --week YYYY-Www")
+    fetch_github_weeks(check_repo(repo), [week], tz, db=db, refresh=refresh)
+    return read_store(repo, week, tz, db=db)

@@ -44,6 +44,14 @@ class Lang(str, Enum):
 class DigestFormat(str, Enum):
     markdown = "markdown"
     json = "json"
+    slack = "slack"
+    feishu = "feishu"
+
+
+class AskFormat(str, Enum):
+    text = "text"
+    slack = "slack"
+    feishu = "feishu"
 
 
 def write_output(text: str, out: Optional[Path]) -> None:
@@ -84,6 +92,10 @@ def render(digest: Digest, fmt: DigestFormat) -> str:
     """The digest in ``fmt``: Markdown text or the Digest model as indented JSON."""
     if fmt is DigestFormat.json:
         return digest.model_dump_json(indent=2) + "\n"
+    if fmt in (DigestFormat.slack, DigestFormat.feishu):
+        from prhub.chat import render_digest_chat
+
+        return render_digest_chat(digest, fmt.value)
     return render_markdown(digest)
 
 
@@ -100,13 +112,22 @@ def digest(
     out: Annotated[Optional[Path], typer.Option(help="write to this file instead of stdout")] = None,
     skip_invalid: Annotated[bool, typer.Option(help="skip invalid records (counted as skipped_records) instead of failing")] = False,
     generated_at: Annotated[Optional[str], typer.Option(help="generation time to print in the header (ISO 8601)")] = None,
+    source: Annotated[Optional[bootstrap.DigestSource], typer.Option(help="where PRs come from (default: file with --input/--sample, else store)")] = None,
+    db: Annotated[Optional[str], typer.Option("--db", metavar="URL", help="PR store URL (default: $PRHUB_DATABASE_URL, else ~/.local/share/prhub/prhub.db)")] = None,
+    refresh: Annotated[bool, typer.Option(help="with --source github: fetch the week again even when the stored copy is final")] = False,
 ) -> None:
     """Build the weekly digest of merged PRs and print it (Markdown or JSON)."""
     zone_name = tz
     load_zone(zone_name)
     iso_week = IsoWeek.parse(week) if week else None
     gen = _parse_generated_at(generated_at)
-    parsed = bootstrap.read_inputs(input, sample=sample, skip_invalid=skip_invalid)
+    src = bootstrap.digest_source(source, has_input=bool(input or sample))
+    if src is bootstrap.DigestSource.file:
+        parsed = bootstrap.read_inputs(input, sample=sample, skip_invalid=skip_invalid)
+    elif src is bootstrap.DigestSource.github:  # fetch the week into the store (0 requests when final), read it back
+        iso_week, parsed = bootstrap.read_github(bootstrap.check_repo(repo) if repo else None, iso_week, zone_name, db=db, refresh=refresh)
+    else:  # store: the week plus the 7 days before it (context for follow-up fixes)
+        iso_week, parsed = bootstrap.read_store(bootstrap.check_repo(repo) if repo else None, iso_week, zone_name, db=db)
     repo_name = bootstrap.check_repo(repo) if repo else repo_from_urls(parsed.prs)
     if repo_name is None:
         raise InputError("cannot tell the repository: the input has no PR URLs; pass --repo owner/name")
@@ -118,6 +139,61 @@ def digest(
     d = build_digest(parsed.prs, repo=repo_name, week=iso_week, rules=rules_obj, tz=zone_name, lang=lang.value,
                      skipped_records=parsed.skipped, generated_at=gen)
     write_output(render(d, format), out)
+
+
+@app.command("import")
+def import_cmd(
+    files: Annotated[list[str], typer.Argument(metavar="FILE...", help="gh pr list --json exports (path, .gz, or - for stdin)")],
+    repo: Annotated[Optional[str], typer.Option(help="owner/name for every PR (default: each PR's URL)")] = None,
+    db: Annotated[Optional[str], typer.Option("--db", metavar="URL", help="PR store URL (default: $PRHUB_DATABASE_URL, else ~/.local/share/prhub/prhub.db)")] = None,
+    skip_invalid: Annotated[bool, typer.Option(help="skip invalid records instead of failing")] = False,
+) -> None:
+    """Load gh-JSON exports into the PR store (upserted by repo and number: importing twice changes nothing)."""
+    if repo:
+        bootstrap.check_repo(repo)
+    with bootstrap.open_store(db) as store:
+        counts, skipped = bootstrap.import_exports(files, repo=repo, skip_invalid=skip_invalid, store=store)
+        for c in counts:
+            typer.echo(f"{c.repo}: {c.prs} PRs, {c.inserted} inserted, {c.updated} updated, {c.unchanged} unchanged")
+        typer.echo(f"store: {store.url}" + (f" ({skipped} invalid records skipped)" if skipped else ""))
+
+
+@app.command("fetch")
+def fetch_cmd(
+    repo: Annotated[str, typer.Option(help="owner/name, e.g. vllm-project/vllm")],
+    from_week: Annotated[str, typer.Option("--from", help="first ISO week, e.g. 2026-W16")],
+    to_week: Annotated[Optional[str], typer.Option("--to", help="last ISO week (default: --from)")] = None,
+    tz: Annotated[str, typer.Option(help="IANA time zone of the week windows")] = "UTC",
+    db: Annotated[Optional[str], typer.Option("--db", metavar="URL", help="PR store URL (default: $PRHUB_DATABASE_URL, else ~/.local/share/prhub/prhub.db)")] = None,
+    refresh: Annotated[bool, typer.Option(help="fetch final weeks again (a final week otherwise costs 0 requests)")] = False,
+    github_url: Annotated[Optional[str], typer.Option(help="GitHub API base URL (default: $GITHUB_API_URL, else https://api.github.com)")] = None,
+    patches: Annotated[bool, typer.Option(help="also fetch file patches (REST, more requests) for the assert-runtime-check risk")] = False,
+) -> None:
+    """Fetch merged PRs of the weeks --from..--to from GitHub (token: $GITHUB_TOKEN) into the PR store."""
+    weeks = bootstrap.week_range(IsoWeek.parse(from_week), IsoWeek.parse(to_week or from_week))
+    bootstrap.fetch_github_weeks(
+        bootstrap.check_repo(repo), weeks, tz, db=db, refresh=refresh, base_url=github_url, patches=patches,
+        on_week=lambda o: typer.echo(f"{repo} {o.week}: {len(o.prs)} PRs, {o.requests} requests"
+                                     + (" (final: read from the store)" if o.cached else "")),
+    )
+
+
+@app.command("ask")
+def ask_cmd(
+    query: Annotated[str, typer.Argument(metavar="QUERY", help='a chat query, e.g. "risks this week", "PR #42202", "本周风险"')],
+    input: Annotated[list[str], typer.Option("--input", "-i", help="gh pr list --json export (path, .gz, or - for stdin); repeatable")] = [],  # noqa: B006
+    sample: Annotated[bool, typer.Option(help=f"use the real vLLM week {bootstrap.SAMPLE_WEEK} shipped with prhub")] = False,
+    repo: Annotated[Optional[str], typer.Option(help="owner/name (default: the repository of the input's PR URLs)")] = None,
+    rules: Annotated[Optional[str], typer.Option(help="rules YAML (default: shipped rules for the repository)")] = None,
+    tz: Annotated[str, typer.Option(help="IANA time zone of the week windows")] = "UTC",
+    lang: Annotated[Optional[Lang], typer.Option(help="answer language (default: the query's language)")] = None,
+    format: Annotated[AskFormat, typer.Option("--format", "-f", help="text, or the Slack/Feishu payload")] = AskFormat.text,
+) -> None:
+    """Answer one chat query from PR files, as the bot would (now = the newest merge of the input)."""
+    from prhub.chat import ask
+
+    sys.stdout.write(ask(query, inputs=input, sample=sample, repo=repo, rules_file=rules, tz=tz,
+                         lang=lang.value if lang else None, fmt=format.value))
 
 
 @rules_app.command("schema")
