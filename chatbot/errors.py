@@ -52,3 +52,18 @@ class SourcePermissionError(SourceError):
     """The source refused access (HTTP 401/403 without rate-limit signs): fix the token, do not retry."""
 
     exit_code = 77
+
+
+class DeliveryError(PrhubError):
+    """A chat platform refused or failed to take a message.
+
+    ``reason`` is the platform's short error (``ratelimited``, ``invalid_blocks``, ``230020``);
+    ``retry_after`` the seconds the platform asked to wait (HTTP 429 ``Retry-After``), if any;
+    ``permanent`` is true when retrying cannot help (bad token, unknown channel, invalid payload).
+    """
+
+    def __init__(self, user_message: str, *, reason: str, retry_after: float | None = None, permanent: bool = False) -> None:
+        super().__init__(user_message)
+        self.reason = reason
+        self.retry_after = retry_after
+        self.permanent = permanent

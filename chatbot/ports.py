@@ -94,3 +94,58 @@ class PullRequestStore(Protocol):
     def newest_merged_at(self, repo: str) -> datetime | None:
         """The newest stored ``merged_at`` of ``repo`` (aware UTC); None when the store has none."""
         ...
+
+
+@dataclass(frozen=True)
+class Destination:
+    """Where a message goes: a Slack channel/user or a Feishu chat/user, with its language.
+
+    ``platform`` is ``slack`` or ``feishu``; ``target`` the channel id (``C_DIGEST``), user id
+    (``U_ALICE`` — Slack opens the DM) or Feishu ``chat_id``/``open_id``; ``workspace`` the Slack
+    team id or Feishu tenant key when known.
+    """
+
+    platform: str
+    target: str
+    lang: str = "en"
+    workspace: str = ""
+
+
+@dataclass(frozen=True)
+class SentMessage:
+    """A message the platform accepted: its id (Slack ``ts``, Feishu ``message_id``) and the thread
+    the following parts go to (the first part's id)."""
+
+    message_id: str
+    thread_id: str | None = None
+
+
+class ChatDelivery(Protocol):
+    """Port: posting cards to one chat platform (``SlackDelivery``, ``FeishuDelivery``).
+
+    Implementations translate a :class:`chatbot.cards.Card` with their converter and call the
+    platform once per ``send``; they never retry (the scheduler owns retries and the delivery log).
+    """
+
+    platform: str
+
+    def send(self, destination: Destination, card: object, *, thread: str | None, delivery_key: str) -> SentMessage:
+        """Post one card (one part), in ``thread`` when given; ``delivery_key`` is stable per
+        (repo, week, destination, kind, part) and travels with the message (Slack ``metadata``,
+        Feishu ``uuid``) for reconciliation.
+
+        Raises:
+            chatbot.errors.DeliveryError: the platform refused or failed (``retry_after`` seconds
+                when it said so, ``permanent`` when retrying cannot help).
+        """
+        ...
+
+    def find_sent(self, destination: Destination, delivery_key: str, around: datetime) -> SentMessage | None:
+        """Reconciliation after a crash: the message carrying ``delivery_key`` posted near
+        ``around`` (UTC), or None when none was posted. Feishu may return None and rely on the
+        platform's 1-hour ``uuid`` de-duplication.
+
+        Raises:
+            chatbot.errors.DeliveryError: the lookup itself failed.
+        """
+        ...

@@ -9,6 +9,17 @@ Current tables (Alembic baseline ``0001_baseline``):
   changes a row; ``revision`` starts at 1 and grows by one per real change.
 * ``week_fetches``: one row per stored fetch of a week (history, newest wins).
 
+Revision ``0002_chat_and_deliveries``:
+
+* ``subscriptions``: one row per (platform, workspace, subscriber kind, subscriber id, repo,
+  module), enforced by a unique constraint (inserts are insert-on-conflict-do-nothing).
+* ``processed_events``: inbound chat events already accepted, keyed by (platform, event key):
+  Slack ``team:channel:ts`` (``event_id`` as fallback), Feishu ``message_id`` (``event_id`` when
+  absent); ``received_at`` lets old rows be purged after the retention (>= 8 h).
+* ``deliveries``: the delivery log, one row per (repo, week, platform, destination, kind, part);
+  ``status`` is ``sending`` before the platform call, ``sent`` (with the platform message id)
+  after, or ``failed`` with a reason. The unique key makes two replicas post once.
+
 Later issues add their tables (deliveries, subscriptions, event dedup) here *and* in a new Alembic
 revision under ``migrations/versions/``; the baseline is never edited.
 """
@@ -18,7 +29,19 @@ from __future__ import annotations
 from datetime import datetime, timezone
 from typing import Any, cast
 
-from sqlalchemy import JSON, CheckConstraint, DateTime, Dialect, Index, Integer, MetaData, String, Table, Text
+from sqlalchemy import (
+    JSON,
+    CheckConstraint,
+    DateTime,
+    Dialect,
+    Index,
+    Integer,
+    MetaData,
+    String,
+    Table,
+    Text,
+    UniqueConstraint,
+)
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 from sqlalchemy.types import TypeDecorator
 
@@ -108,7 +131,73 @@ class WeekFetchRow(Base):
     )
 
 
+class SubscriptionRow(Base):
+    """A subscription of a user or channel to one module of one repository (normalised ids)."""
+
+    __tablename__ = "subscriptions"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    platform: Mapped[str] = mapped_column(String(16))
+    workspace: Mapped[str] = mapped_column(String(128))
+    subscriber_kind: Mapped[str] = mapped_column(String(16))
+    subscriber_id: Mapped[str] = mapped_column(String(128))
+    repo: Mapped[str] = mapped_column(String(255))
+    module: Mapped[str] = mapped_column(String(128))
+    created_at: Mapped[datetime]
+
+    __table_args__ = (
+        UniqueConstraint("platform", "workspace", "subscriber_kind", "subscriber_id", "repo", "module",
+                         name="uq_subscriptions_key"),
+        Index("ix_subscriptions_repo_module", "repo", "module"),
+    )
+
+
+class ProcessedEventRow(Base):
+    """An inbound chat event accepted for processing (persistent de-duplication)."""
+
+    __tablename__ = "processed_events"
+
+    platform: Mapped[str] = mapped_column(String(16), primary_key=True)
+    event_key: Mapped[str] = mapped_column(String(255), primary_key=True)
+    received_at: Mapped[datetime]
+
+    __table_args__ = (Index("ix_processed_events_received_at", "received_at"),)
+
+
+class DeliveryRow(Base):
+    """One part of one digest (or subscription slice) delivered to one destination."""
+
+    __tablename__ = "deliveries"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    repo: Mapped[str] = mapped_column(String(255))
+    week: Mapped[str] = mapped_column(String(16))
+    platform: Mapped[str] = mapped_column(String(16))
+    destination: Mapped[str] = mapped_column(String(128))
+    kind: Mapped[str] = mapped_column(String(64))
+    part: Mapped[int] = mapped_column(Integer)
+    status: Mapped[str] = mapped_column(String(16))
+    message_id: Mapped[str | None] = mapped_column(String(128))
+    thread_id: Mapped[str | None] = mapped_column(String(128))
+    attempts: Mapped[int] = mapped_column(Integer, default=0)
+    reason: Mapped[str | None] = mapped_column(Text)
+    created_at: Mapped[datetime]
+    updated_at: Mapped[datetime]
+
+    __table_args__ = (
+        UniqueConstraint("repo", "week", "platform", "destination", "kind", "part", name="uq_deliveries_key"),
+        CheckConstraint("status IN ('sending', 'sent', 'failed')", name="status_known"),
+        Index("ix_deliveries_status", "status"),
+    )
+
+
 PULL_REQUESTS = cast(Table, PullRequestRow.__table__)
 """The ``pull_requests`` table (for Core statements)."""
 WEEK_FETCHES = cast(Table, WeekFetchRow.__table__)
 """The ``week_fetches`` table (for Core statements)."""
+SUBSCRIPTIONS = cast(Table, SubscriptionRow.__table__)
+"""The ``subscriptions`` table."""
+PROCESSED_EVENTS = cast(Table, ProcessedEventRow.__table__)
+"""The ``processed_events`` table."""
+DELIVERIES = cast(Table, DeliveryRow.__table__)
+"""The ``deliveries`` table."""
