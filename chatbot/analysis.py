@@ -296,14 +296,27 @@ def risk_tags_for(
     reasons: dict[str, str] = {}
     files = pr.files
 
-    core = [f for f, x in zip(files, facts) if x.core]
+    core: list[FileChange] = []
+    src: list[FileChange] = []
+    tests: list[FileChange] = []
+    deps: list[FileChange] = []
+    sec: list[FileChange] = []
+    for f, x in zip(files, facts):  # one pass over the files for every path-based tag
+        if x.core:
+            core.append(f)
+        if x.test:
+            tests.append(f)
+        elif x.source:
+            src.append(f)
+        if x.dependency:
+            deps.append(f)
+        if x.security and not x.docs:
+            sec.append(f)
     if core:
         top = _largest(core)
         assert top is not None
         reasons["core-path-change"] = _more(lang, tr(lang, "reason.core", path=top.path, lines=_file_text(top)), len(core) - 1)
 
-    src = [f for f, x in zip(files, facts) if x.source and not x.test]
-    tests = [f for f, x in zip(files, facts) if x.test]
     src_lines = sum(f.lines for f in src)
     if src_lines >= th.missing_tests_min_lines and not tests:
         top = _largest(src)
@@ -339,7 +352,6 @@ def risk_tags_for(
             parts.append(tr(lang, "reason.truncated", changed=f"{pr.changed_files:,}", listed=f"{len(files):,}"))
         reasons["large-change"] = "; ".join(parts)
 
-    deps = [f for f, x in zip(files, facts) if x.dependency]
     if deps:
         top = _largest(deps)
         assert top is not None
@@ -360,7 +372,6 @@ def risk_tags_for(
         num, when = follow_up
         reasons["follow-up-fix"] = tr(lang, "reason.follow_up", number=num, date=f"{when:%m-%d}")
 
-    sec = [f for f, x in zip(files, facts) if x.security and not x.docs]
     if sec:
         top = _largest(sec)
         assert top is not None

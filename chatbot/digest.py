@@ -6,7 +6,6 @@ here reads a clock (``generated_at`` is passed in by the scheduler or the CLI).
 
 from __future__ import annotations
 
-import posixpath
 import re
 from collections import Counter
 from collections.abc import Iterable, Sequence
@@ -298,7 +297,7 @@ def build_digest(
     for p in week_prs:
         paths = {f.path for f in p.files}
         hot_files.update(paths)
-        hot_dirs.update({d for d in (posixpath.dirname(x) for x in paths) if d})
+        hot_dirs.update({d for d in (x.rpartition("/")[0] for x in paths) if d})
 
     authors = Counter(
         p.author.login for p in week_prs if p.author is not None and not _is_bot(p.author.login, p.author.is_bot)

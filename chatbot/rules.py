@@ -205,22 +205,79 @@ class RegexSet:
     are combined with scoped flags); ``matching`` tells which patterns match.
     """
 
-    __slots__ = ("patterns", "_any")
+    __slots__ = ("patterns", "_any", "_needs")
 
     def __init__(self, patterns: tuple[str, ...], flags: int = 0) -> None:
         self.patterns = tuple(re.compile(p, flags) for p in patterns)
         self._any = re.compile("|".join(_scoped(p) for p in patterns), flags)
+        self._needs = tuple(_required_literal(p, flags) for p in patterns)
 
     def search(self, text: str) -> re.Match[str] | None:
         """The leftmost match of any of the patterns in ``text``, or None."""
         return self._any.search(text)
 
     def matching(self, text: str) -> tuple[int, ...]:
-        """Indexes of the patterns that match somewhere in ``text`` (one combined search first:
-        most texts match none)."""
-        if self._any.search(text) is None:
-            return ()
-        return tuple(i for i, rx in enumerate(self.patterns) if rx.search(text) is not None)
+        """Indexes of the patterns that match somewhere in ``text``.
+
+        A pattern that starts with a literal (``(?i)\\bqwen``) is searched only when that literal
+        occurs in the text (a substring test is far cheaper than a regex search).
+        """
+        folded = text.casefold()
+        out: list[int] = []
+        for i, (rx, need) in enumerate(zip(self.patterns, self._needs)):
+            if need is not None:
+                literal, nocase = need
+                if literal not in (folded if nocase else text):
+                    continue
+            if rx.search(text) is not None:
+                out.append(i)
+        return tuple(out)
+
+
+_LITERAL_CHAR = re.compile(r"[A-Za-z0-9 _-]")
+
+
+def _required_literal(pattern: str, flags: int) -> tuple[str, bool] | None:
+    """A literal every match of ``pattern`` contains, read from the pattern's start, and whether it
+    compares case-insensitively; None when the pattern does not start with one (or has a top-level
+    alternation). ``(?i)\\bqwen`` -> ("qwen", True); ``(?i)\\bspec(ulative)?`` -> ("spec", True)."""
+    nocase = bool(flags & re.IGNORECASE)
+    m = _GLOBAL_FLAGS.match(pattern)
+    body = pattern[m.end():] if m else pattern
+    if m and "i" in m.group(1):
+        nocase = True
+    if flags & re.VERBOSE or (m and "x" in m.group(1)):
+        return None
+    depth = 0
+    escaped = False
+    for ch in body:
+        if escaped:
+            escaped = False
+        elif ch == "\\":
+            escaped = True
+        elif ch in "([":
+            depth += 1
+        elif ch in ")]":
+            depth -= 1
+        elif ch == "|" and depth == 0:
+            return None
+    body = body.removeprefix("^")
+    while body.startswith("\\b"):
+        body = body[2:]
+    chars: list[str] = []
+    for i, ch in enumerate(body):
+        if not _LITERAL_CHAR.fullmatch(ch):
+            if ch in "?*{" and chars:
+                chars.pop()
+            break
+        nxt = body[i + 1] if i + 1 < len(body) else ""
+        if nxt in ("?", "*", "{"):
+            break
+        chars.append(ch)
+    literal = "".join(chars)
+    if len(literal) < 2:
+        return None
+    return (literal.casefold(), True) if nocase else (literal, False)
 
 
 def _any_regex(patterns: tuple[str, ...], flags: int = 0) -> RegexSet | None:
