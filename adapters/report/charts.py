@@ -1,0 +1,200 @@
+"""Charts of a digest (and of its recent weeks) as PNG images: matplotlib with the Agg backend.
+
+The data behind every chart comes from the pure ``*_series`` functions (deterministic: same digest,
+same lists); :func:`chart_images` draws them. CJK text (Chinese module names, titles) uses Noto Sans
+CJK SC, registered with matplotlib explicitly from the file fontconfig reports. PNG bytes are
+written without a timestamp, but need not be identical across matplotlib or FreeType versions.
+"""
+
+from __future__ import annotations
+
+import io
+import threading
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from chatbot.history import Trends
+from chatbot.i18n import tr
+from chatbot.models import Digest
+from chatbot.render.html import ChartImage
+
+from adapters.report.fonts import find_cjk_font
+
+PALETTE = ("#0969da", "#1a7f37", "#bf8700", "#cf222e", "#8250df", "#1b7c83", "#bc4c00", "#57606a")
+_LOCK = threading.Lock()  # pyplot's state is global: draw one chart at a time
+_FONTS_READY: list[str] = []
+
+
+@dataclass(frozen=True)
+class ModulePoint:
+    """One module bar: display ``name``, ``prs`` and ``churn`` (added + deleted lines)."""
+
+    name: str
+    prs: int
+    churn: int
+
+
+@dataclass(frozen=True)
+class TrendSeries:
+    """Weeks (oldest first), the merged-PR count per week and, per top label, its count per week."""
+
+    weeks: tuple[str, ...]
+    totals: tuple[int, ...]
+    labels: tuple[tuple[str, tuple[int, ...]], ...]
+
+
+def label_series(digest: Digest, limit: int = 12) -> list[tuple[str, int]]:
+    """The ``limit`` most frequent labels with their PR counts (digest order: count desc, then name)."""
+    return list(digest.label_counts.items())[:limit]
+
+
+def module_series(digest: Digest, limit: int = 10) -> list[ModulePoint]:
+    """The ``limit`` most active modules (digest order), with PR counts and churn in lines."""
+    return [ModulePoint(s.name, s.prs, s.additions + s.deletions) for s in digest.module_stats[:limit]]
+
+
+def contributor_series(digest: Digest, limit: int = 10) -> list[tuple[str, int]]:
+    """The ``limit`` most active human authors with their PR counts (digest order)."""
+    return [(c.login, c.prs) for c in digest.contributors[:limit]]
+
+
+def trend_series(trends: Trends, labels: int = 4) -> TrendSeries:
+    """Merged PRs per week and the counts of the ``labels`` top labels of ``trends`` (oldest first)."""
+    weeks = tuple(w.stats.week for w in trends.weeks)
+    totals = tuple(w.stats.total_prs for w in trends.weeks)
+    series = tuple((lb, tuple(w.stats.label_counts.get(lb, 0) for w in trends.weeks)) for lb in trends.top_labels[:labels])
+    return TrendSeries(weeks, totals, series)
+
+
+def _setup() -> None:
+    """Select Agg and register the CJK font files with matplotlib (once per process)."""
+    if _FONTS_READY:
+        return
+    import matplotlib
+
+    matplotlib.use("Agg", force=True)
+    from matplotlib import font_manager, rcParams
+
+    font = find_cjk_font(required=False)
+    families = []
+    if font is not None:
+        for f in font.files:
+            font_manager.fontManager.addfont(f)
+        families.append(font.family)
+    rcParams["font.family"] = ["sans-serif"]
+    rcParams["font.sans-serif"] = families + ["DejaVu Sans"]
+    rcParams["axes.unicode_minus"] = False
+    rcParams["svg.hashsalt"] = "prhub"
+    _FONTS_READY.append(font.family if font else "")
+
+
+def _png(fig: object) -> bytes:
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", dpi=120, metadata={"Software": None})  # type: ignore[attr-defined]
+    return buf.getvalue()
+
+
+def _style(ax: object) -> None:
+    for side in ("top", "right"):
+        ax.spines[side].set_visible(False)  # type: ignore[attr-defined]
+    ax.tick_params(labelsize=8)  # type: ignore[attr-defined]
+
+
+def _hbar(items: Sequence[tuple[str, int]], title: str, color: str) -> bytes:
+    import matplotlib.pyplot as plt
+
+    names = [n for n, _ in items][::-1]
+    values = [v for _, v in items][::-1]
+    fig, ax = plt.subplots(figsize=(6.4, 0.3 * max(len(items), 3) + 0.9))
+    try:
+        bars = ax.barh(names, values, color=color)
+        ax.bar_label(bars, padding=2, fontsize=7)
+        ax.set_title(title, fontsize=10, loc="left")
+        ax.set_xlim(0, max(values or [1]) * 1.12)
+        _style(ax)
+        fig.tight_layout()
+        return _png(fig)
+    finally:
+        plt.close(fig)
+
+
+def _modules(points: Sequence[ModulePoint], lang: str) -> bytes:
+    import matplotlib.pyplot as plt
+
+    names = [p.name for p in points][::-1]
+    fig, (ax1, ax2) = plt.subplots(1, 2, sharey=True, figsize=(6.4, 0.3 * max(len(points), 3) + 1.0))
+    try:
+        b1 = ax1.barh(names, [p.prs for p in points][::-1], color=PALETTE[0])
+        ax1.bar_label(b1, padding=2, fontsize=7)
+        ax1.set_title(tr(lang, "chart.modules.prs"), fontsize=9, loc="left")
+        ax1.set_xlim(0, max([p.prs for p in points] or [1]) * 1.18)
+        b2 = ax2.barh(names, [p.churn / 1000 for p in points][::-1], color=PALETTE[2])
+        ax2.bar_label(b2, labels=[f"{p.churn / 1000:.1f}" for p in points][::-1], padding=2, fontsize=7)
+        ax2.set_title(tr(lang, "chart.modules.churn"), fontsize=9, loc="left")
+        ax2.set_xlim(0, max([p.churn / 1000 for p in points] or [1]) * 1.2)
+        for ax in (ax1, ax2):
+            _style(ax)
+        fig.suptitle(tr(lang, "chart.modules"), fontsize=10, x=0.02, ha="left")
+        fig.tight_layout()
+        return _png(fig)
+    finally:
+        plt.close(fig)
+
+
+def _trend(series: TrendSeries, lang: str) -> bytes:
+    import matplotlib.pyplot as plt
+
+    x = list(range(len(series.weeks)))
+    short = [w[2:] if len(w) > 4 else w for w in series.weeks]  # 26-W20
+    fig, ax = plt.subplots(figsize=(6.4, 3.2))
+    try:
+        bars = ax.bar(x, series.totals, color="#d0e4fb", label=tr(lang, "chart.trend.total"))
+        ax.bar_label(bars, padding=1, fontsize=7)
+        for i, (name, values) in enumerate(series.labels):
+            ax.plot(x, values, marker="o", markersize=3, linewidth=1.5, color=PALETTE[(i + 1) % len(PALETTE)], label=name)
+        ax.set_xticks(x, short)
+        ax.set_ylim(0, max(series.totals or (1,)) * 1.15)
+        ax.set_title(tr(lang, "chart.trend", n=len(series.weeks)), fontsize=10, loc="left")
+        ax.legend(fontsize=7, frameon=False, ncol=min(5, len(series.labels) + 1), loc="upper left",
+                  bbox_to_anchor=(0, -0.1))
+        _style(ax)
+        fig.tight_layout()
+        return _png(fig)
+    finally:
+        plt.close(fig)
+
+
+def chart_images(digest: Digest, trends: Trends | None = None) -> list[ChartImage]:
+    """The charts of ``digest`` in ``digest.lang``: the last weeks' trend (when ``trends`` holds two or
+    more weeks), label distribution, module activity (PRs and churn) and top contributors.
+
+    Returns:
+        PNG charts in display order (empty charts are left out; an empty week gives []).
+    """
+    lang = digest.lang
+    out: list[ChartImage] = []
+    with _LOCK:
+        _setup()
+        if trends is not None and len(trends.weeks) >= 2:
+            n = len(trends.weeks)
+            out.append(ChartImage("trend", tr(lang, "chart.trend", n=n), _trend(trend_series(trends), lang)))
+        labels = label_series(digest)
+        if labels:
+            out.append(ChartImage("labels", tr(lang, "chart.labels"), _hbar(labels, tr(lang, "chart.labels"), PALETTE[0])))
+        modules = module_series(digest)
+        if modules:
+            out.append(ChartImage("modules", tr(lang, "chart.modules"), _modules(modules, lang)))
+        people = contributor_series(digest)
+        if people:
+            out.append(ChartImage("contributors", tr(lang, "chart.contributors"),
+                                  _hbar(people, tr(lang, "chart.contributors"), PALETTE[1])))
+    return out
+
+
+def trend_chart(trends: Trends, lang: str) -> list[ChartImage]:
+    """The trend chart alone (for the trends page); [] with fewer than two weeks."""
+    if len(trends.weeks) < 2:
+        return []
+    with _LOCK:
+        _setup()
+        return [ChartImage("trend", tr(lang, "chart.trend", n=len(trends.weeks)), _trend(trend_series(trends), lang))]

@@ -1,0 +1,150 @@
+"""The report archive as a WSGI app (Flask).
+
+Routes (``{week}`` is an ISO week such as ``2026-W20``; ``?lang=en|zh`` picks the language):
+
+- ``GET /reports/{owner}/{name}/``: the weeks stored for the repository, newest first;
+- ``GET /reports/{owner}/{name}/{week}``: the report page (HTML; what chat cards' "Full report" links open);
+- ``GET /reports/{owner}/{name}/{week}.{html,md,pdf,json}``: the report in that format.
+
+Pages come from an injected :class:`ReportProvider` (``prhub/report.py`` builds digests from the PR
+store); rendered bytes are cached by (repo, week, lang, format, provider version).
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+import threading
+from collections import OrderedDict
+from collections.abc import Callable
+from typing import Protocol
+
+from flask import Flask, Response, redirect, request
+
+from chatbot.errors import InputError, PrhubError
+from chatbot.weeks import IsoWeek
+
+log = logging.getLogger(__name__)
+
+MIMETYPES = {"html": "text/html; charset=utf-8", "md": "text/markdown; charset=utf-8",
+             "pdf": "application/pdf", "json": "application/json"}
+_PART = re.compile(r"^[A-Za-z0-9_.-]+$")
+_LANGS = ("en", "zh")
+
+
+class ReportProvider(Protocol):
+    """What the app needs: stored weeks, rendered reports, and a version that changes with the data."""
+
+    def version(self, repo: str) -> str:
+        """A token that changes whenever the stored data of ``repo`` changes."""
+        ...
+
+    def archive(self, repo: str, lang: str) -> bytes:
+        """The archive page (HTML) of ``repo``."""
+        ...
+
+    def render(self, repo: str, week: str, lang: str, fmt: str) -> bytes:
+        """The report of ``week`` in ``fmt`` (``html``, ``md``, ``pdf``, ``json``).
+
+        Raises:
+            chatbot.errors.InputError: nothing stored for that week, or a bad week.
+            chatbot.errors.PrhubError: rendering failed.
+        """
+        ...
+
+
+class _Cache:
+    def __init__(self, size: int) -> None:
+        self._data: OrderedDict[tuple[str, ...], bytes] = OrderedDict()
+        self._size = size
+        self._lock = threading.Lock()
+
+    def get(self, key: tuple[str, ...]) -> bytes | None:
+        with self._lock:
+            if key in self._data:
+                self._data.move_to_end(key)
+                return self._data[key]
+        return None
+
+    def put(self, key: tuple[str, ...], value: bytes) -> None:
+        with self._lock:
+            self._data[key] = value
+            while len(self._data) > self._size:
+                self._data.popitem(last=False)
+
+
+def _text(status: int, message: str) -> Response:
+    return Response(message + "\n", status=status, mimetype="text/plain")
+
+
+def create_app(provider: ReportProvider, *, default_lang: str = "en", cache_size: int = 64) -> Flask:
+    """The Flask app serving ``provider``'s reports under ``/reports/``.
+
+    Args:
+        provider: builds pages (from the PR store in production, a fake in tests).
+        default_lang: language when the request has no ``?lang=`` (``en`` or ``zh``).
+        cache_size: rendered responses kept (LRU).
+
+    Returns:
+        A WSGI application. Unknown repositories/weeks give 404, bad weeks or formats 404/400,
+        rendering errors 503 with the error's one-line ``user_message``.
+    """
+    app = Flask("prhub-reports")
+    cache = _Cache(cache_size)
+
+    def lang() -> str:
+        value = request.args.get("lang", default_lang)
+        return value if value in _LANGS else default_lang
+
+    def repo_of(owner: str, name: str) -> str | None:
+        return f"{owner}/{name}" if _PART.match(owner) and _PART.match(name) else None
+
+    def cached(key: tuple[str, ...], build: Callable[[], bytes]) -> bytes:
+        hit = cache.get(key)
+        if hit is None:
+            hit = build()
+            cache.put(key, hit)
+        return hit
+
+    @app.get("/reports/<owner>/<name>")
+    def repo_no_slash(owner: str, name: str) -> Response:
+        return redirect(f"/reports/{owner}/{name}/", code=308)  # type: ignore[return-value]
+
+    @app.get("/reports/<owner>/<name>/")
+    def archive(owner: str, name: str) -> Response:
+        repo = repo_of(owner, name)
+        if repo is None:
+            return _text(404, "no such repository")
+        lg = lang()
+        try:
+            body = cached((repo, "", lg, "archive", provider.version(repo)), lambda: provider.archive(repo, lg))
+        except PrhubError as exc:
+            return _text(503, exc.user_message)
+        return Response(body, mimetype=MIMETYPES["html"])
+
+    @app.get("/reports/<owner>/<name>/<page>")
+    def report(owner: str, name: str, page: str) -> Response:
+        repo = repo_of(owner, name)
+        week, _, fmt = page.partition(".")
+        fmt = fmt or "html"
+        if repo is None or fmt not in MIMETYPES:
+            return _text(404, "not found: use /reports/OWNER/NAME/YYYY-Www[.html|.md|.pdf|.json]")
+        try:
+            iso = str(IsoWeek.parse(week))
+        except InputError as exc:
+            return _text(404, exc.user_message)
+        lg = lang()
+        try:
+            body = cached((repo, iso, lg, fmt, provider.version(repo)), lambda: provider.render(repo, iso, lg, fmt))
+        except InputError as exc:
+            return _text(404, exc.user_message)
+        except PrhubError as exc:
+            log.warning("report %s %s %s failed: %s", repo, iso, fmt, exc.user_message)
+            return _text(503, exc.user_message)
+        resp = Response(body, mimetype=MIMETYPES[fmt])
+        if fmt == "pdf":
+            resp.headers["Content-Disposition"] = f'inline; filename="{repo.replace("/", "-")}-{iso}-{lg}.pdf"'
+        resp.headers["Content-Security-Policy"] = "default-src 'none'; img-src data:; style-src 'unsafe-inline'; script-src 'unsafe-inline'"
+        return resp
+
+    return app

@@ -1,0 +1,379 @@
+"""The full report, wired: digests with history from the PR store (or input files), charts, HTML, PDF,
+trends, and the report pages' provider for the web adapter.
+
+History needs PRs of earlier weeks. They come from a *lookup*: anything with
+``merged_between(repo, start, end)`` (the :class:`~chatbot.ports.PullRequestStore`, or
+:class:`PrList` over the PRs of ``--input`` files).
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+import threading
+from collections import OrderedDict
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+from typing import Any, Protocol
+
+from chatbot.digest import build_digest
+from chatbot.errors import InputError
+from chatbot.i18n import tr
+from chatbot.history import Trends, WeekHistory, WeekStats, build_trends, week_history, week_stats
+from chatbot.models import Digest, PullRequest
+from chatbot.render.html import ArchiveWeek, ChartImage, PageLink, render_archive_html, render_html, render_trends_html
+from chatbot.render.markdown import render_markdown
+from chatbot.render.trends import render_trends_markdown
+from chatbot.rules import Rules
+from chatbot.weeks import IsoWeek, load_zone
+
+EPOCH = datetime(2000, 1, 1, tzinfo=timezone.utc)
+"""Start of every "all earlier PRs" query (GitHub has no PR before 2008)."""
+FAR_FUTURE = datetime(2200, 1, 1, tzinfo=timezone.utc)
+CONTEXT_DAYS = 7
+"""Days before a week whose PRs are read too (reverts and follow-up fixes), as ``prhub digest``."""
+REPORT_TREND_WEEKS = 8
+"""Weeks shown in a report's trend table and chart (ending with the report's week)."""
+
+
+class PrLookup(Protocol):
+    """Where history PRs come from (the store implements it)."""
+
+    def merged_between(self, repo: str, start: datetime, end: datetime) -> list[PullRequest]:
+        """PRs of ``repo`` merged in ``[start, end)``."""
+        ...
+
+
+class PrList:
+    """A :class:`PrLookup` over PRs in memory (the PRs of ``--input`` files; one repository)."""
+
+    def __init__(self, prs: Iterable[PullRequest]) -> None:
+        self._prs = sorted(prs, key=lambda p: p.merged_at)
+
+    def merged_between(self, repo: str, start: datetime, end: datetime) -> list[PullRequest]:
+        """PRs merged in ``[start, end)`` (``repo`` is ignored: input files hold one repository)."""
+        return sorted((p for p in self._prs if start <= p.merged_at < end), key=lambda p: p.number)
+
+
+def _is_bot(pr: PullRequest) -> bool:
+    return pr.author is None or pr.author.is_bot or pr.author.login.endswith("[bot]")
+
+
+def week_digest(lookup: PrLookup, repo: str, week: IsoWeek, tz: str, rules: Rules, lang: str,
+                generated_at: datetime | None = None) -> Digest:
+    """The digest of ``week`` from ``lookup`` (the week plus :data:`CONTEXT_DAYS` days of context).
+
+    Raises:
+        InputError: unknown zone or language.
+    """
+    start, end = week.utc_window(load_zone(tz))
+    prs = lookup.merged_between(repo, start - timedelta(days=CONTEXT_DAYS), end)
+    return build_digest(prs, repo=repo, week=week, rules=rules, tz=tz, lang=lang, generated_at=generated_at)
+
+
+def history_for(lookup: PrLookup, digest: Digest, rules: Rules) -> WeekHistory:
+    """Week-over-week comparison and new contributors of ``digest`` from the PRs ``lookup`` holds.
+
+    The previous week counts as stored when ``lookup`` has at least one PR merged in it.
+    """
+    zone = load_zone(digest.tz)
+    week = IsoWeek.parse(digest.week)
+    start, _ = week.utc_window(zone)
+    earlier = lookup.merged_between(digest.repo, EPOCH, start)
+    previous: WeekStats | None = None
+    prev = week.previous()
+    pstart, pend = prev.utc_window(zone)
+    if any(pstart <= p.merged_at < pend for p in earlier):
+        prev_prs = [p for p in earlier if p.merged_at >= pstart - timedelta(days=CONTEXT_DAYS)]
+        previous = week_stats(build_digest(prev_prs, repo=digest.repo, week=prev, rules=rules, tz=digest.tz,
+                                           lang=digest.lang))
+    oldest = min((p.merged_at for p in earlier), default=None)
+    history_start = IsoWeek.containing(oldest, zone) if oldest is not None else None
+    weeks = 0
+    if history_start is not None:
+        weeks = (week.monday - history_start.monday).days // 7
+    authors = {p.author.login for p in earlier if p.author is not None and not _is_bot(p)}
+    return week_history(digest, previous=previous, earlier_authors=authors,
+                        history_start=str(history_start) if history_start else None, history_weeks=weeks)
+
+
+def trends_for(lookup: PrLookup, repo: str, weeks: Sequence[IsoWeek], tz: str, rules: Rules, lang: str,
+               *, keep_empty: bool = False) -> Trends:
+    """Trends over ``weeks`` (increasing): one query for the whole range, one digest per week.
+
+    A week without PRs inside the stored history is an empty week (count 0); weeks before the oldest
+    stored PR are left out (the store cannot tell them from weeks never imported), unless ``keep_empty``.
+    """
+    if not weeks:
+        return build_trends(repo, [])
+    zone = load_zone(tz)
+    first, _ = weeks[0].utc_window(zone)
+    _, last = weeks[-1].utc_window(zone)
+    pool = PrList(lookup.merged_between(repo, first - timedelta(days=CONTEXT_DAYS), last))
+    stats: list[WeekStats] = []
+    names: dict[str, str] = {}
+    for w in weeks:
+        d = week_digest(pool, repo, w, tz, rules, lang)
+        stats.append(week_stats(d))
+        names.update(d.module_names)
+    lead = next((i for i, st in enumerate(stats) if st.total_prs), len(stats))
+    if lead and not keep_empty:
+        # leading empty weeks count only when something older is stored (a gap, not missing history)
+        if not lookup.merged_between(repo, EPOCH, first):
+            stats = stats[lead:]
+    return build_trends(repo, stats, module_names=names)
+
+
+def trend_weeks(newest: IsoWeek, n: int) -> list[IsoWeek]:
+    """The ``n`` weeks ending with ``newest``, oldest first.
+
+    Raises:
+        InputError: ``n`` < 1 or > 520.
+    """
+    if not 1 <= n <= 520:
+        raise InputError(f"--weeks {n}: use a number from 1 to 520")
+    weeks = [newest]
+    while len(weeks) < n:
+        weeks.insert(0, weeks[0].previous())
+    return weeks
+
+
+@dataclass(frozen=True)
+class Report:
+    """A digest with everything the long form shows: history, recent trends, charts."""
+
+    digest: Digest
+    history: WeekHistory | None
+    trends: Trends | None
+    charts: tuple[ChartImage, ...]
+
+
+def build_report(digest: Digest, lookup: PrLookup | None, rules: Rules, *, charts: bool = True) -> Report:
+    """History and the last :data:`REPORT_TREND_WEEKS` weeks' trend from ``lookup`` (none without one),
+    and the charts (matplotlib) unless ``charts`` is False."""
+    history = trends = None
+    if lookup is not None:
+        history = history_for(lookup, digest, rules)
+        trends = trends_for(lookup, digest.repo, trend_weeks(IsoWeek.parse(digest.week), REPORT_TREND_WEEKS),
+                            digest.tz, rules, digest.lang)
+    images: tuple[ChartImage, ...] = ()
+    if charts and digest.total_prs:
+        from adapters.report.charts import chart_images
+
+        images = tuple(chart_images(digest, trends))
+    return Report(digest, history, trends, images)
+
+
+def report_html(report: Report, links: Sequence[PageLink] = ()) -> str:
+    """The report page (see :func:`chatbot.render.html.render_html`)."""
+    return render_html(report.digest, history=report.history, trends=report.trends, charts=report.charts, links=links)
+
+
+def report_pdf(report: Report) -> bytes:
+    """The report as PDF (WeasyPrint).
+
+    Raises:
+        adapters.report.ReportError: no CJK font for Chinese text, or rendering failed.
+    """
+    from adapters.report.pdf import html_to_pdf
+
+    return html_to_pdf(report_html(report))
+
+
+def write_bytes(data: bytes, out: Path) -> None:
+    """Write ``data`` to ``out`` atomically (temp file + rename).
+
+    Raises:
+        InputError: the directory does not exist or is not writable.
+    """
+    parent = out.resolve().parent
+    if not parent.is_dir():
+        raise InputError(f"--out {out}: directory {parent} does not exist: create it first")
+    try:
+        fd, tmp = tempfile.mkstemp(dir=parent, prefix=f".{out.name}.", suffix=".tmp")
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+        os.replace(tmp, out)
+    except OSError as exc:
+        raise InputError(f"--out {out}: cannot write ({exc.strerror or exc})") from None
+
+
+def check_pdf_out(fmt: str, out: Path | None) -> None:
+    """``--format pdf`` writes a binary file: ``--out`` is required.
+
+    Raises:
+        InputError: ``fmt`` is ``pdf`` and ``out`` is None.
+    """
+    if fmt == "pdf" and out is None:
+        raise InputError("--format pdf writes a binary file: pass --out FILE.pdf")
+
+
+def digest_report_bytes(digest: Digest, fmt: str, *, prs: Sequence[PullRequest] | None, db: str | None,
+                        from_store: bool, rules: Rules) -> bytes:
+    """``prhub digest --format html|pdf``: the report of ``digest`` with history from the input PRs
+    (``prs``) or, when ``from_store``, from the PR store at ``db``.
+
+    Raises:
+        InputError / adapters.storage.StoreError / adapters.report.ReportError.
+    """
+    if from_store:
+        from prhub import bootstrap
+
+        with bootstrap.open_store(db) as store:
+            report = build_report(digest, store, rules)
+    else:
+        report = build_report(digest, PrList(prs or ()), rules)
+    if fmt == "pdf":
+        return report_pdf(report)
+    return report_html(report).encode("utf-8")
+
+
+# -- trends ----------------------------------------------------------------------------------------
+
+def store_trends(repo: str, *, weeks: int | None, from_week: str | None, to_week: str | None, tz: str,
+                 db: str | None, rules: Rules, lang: str) -> Trends:
+    """``prhub trends``: ``weeks`` weeks ending with the newest stored week (default 8), or ``from``..``to``.
+
+    Raises:
+        InputError: both ``--weeks`` and ``--from``, ``--to`` without ``--from``, the store holds no
+            PRs of ``repo``, or a bad week.
+        adapters.storage.StoreError: the store cannot be read.
+    """
+    from prhub import bootstrap
+
+    if weeks is not None and from_week is not None:
+        raise InputError("pass either --weeks N or --from W [--to W], not both")
+    if to_week is not None and from_week is None:
+        raise InputError("--to needs --from")
+    zone = load_zone(tz)
+    with bootstrap.open_store(db) as store:
+        if from_week is not None:
+            first = IsoWeek.parse(from_week)
+            if to_week is None:
+                newest = store.newest_merged_at(repo)
+                last = IsoWeek.containing(newest, zone) if newest else first
+            else:
+                last = IsoWeek.parse(to_week)
+            span = bootstrap.week_range(first, last)
+        else:
+            newest = store.newest_merged_at(repo)
+            if newest is None:
+                raise InputError(f"the PR store {store.url} holds no PRs of {repo}: run prhub import FILE... first")
+            span = trend_weeks(IsoWeek.containing(newest, zone), weeks or 8)
+        return trends_for(store, repo, span, tz, rules, lang)
+
+
+def trends_output(trends: Trends, fmt: str, lang: str) -> str:
+    """Trends as ``markdown``, ``json`` (the :class:`~chatbot.history.Trends` model) or ``html`` (with a chart)."""
+    if fmt == "json":
+        return trends.model_dump_json(indent=2) + "\n"
+    if fmt == "html":
+        from adapters.report.charts import trend_chart
+
+        return render_trends_html(trends, lang=lang, charts=trend_chart(trends, lang))
+    return render_trends_markdown(trends, lang=lang)
+
+
+# -- report pages (the web adapter's provider) -----------------------------------------------------
+
+FORMATS = {"html": "text/html; charset=utf-8", "md": "text/markdown; charset=utf-8",
+           "pdf": "application/pdf", "json": "application/json"}
+
+
+class StoreReports:
+    """Report pages from the PR store, for :func:`adapters.web.create_app`.
+
+    Digests are built on request and cached by (repo, week, lang, newest stored merge): importing
+    newer PRs of a repository invalidates its cached weeks.
+    """
+
+    def __init__(self, store: Any, *, tz: str = "UTC", rules_file: str | None = None, cache_size: int = 32) -> None:
+        self._store = store
+        self._tz = tz
+        self._rules_file = rules_file
+        self._cache: OrderedDict[tuple[str, ...], Report] = OrderedDict()
+        self._size = cache_size
+        self._lock = threading.Lock()
+
+    def _rules(self, repo: str) -> Rules:
+        from prhub import bootstrap
+
+        return bootstrap.rules_for(repo, self._rules_file)
+
+    def version(self, repo: str) -> str:
+        """A token that changes when newer PRs of ``repo`` are stored (the newest ``merged_at``)."""
+        newest = self._store.newest_merged_at(repo)
+        return newest.isoformat() if newest else ""
+
+    def weeks(self, repo: str) -> list[ArchiveWeek]:
+        """Stored weeks of ``repo`` with their PR counts, newest first."""
+        zone = load_zone(self._tz)
+        counts: dict[IsoWeek, int] = {}
+        for p in self._store.merged_between(repo, EPOCH, FAR_FUTURE):
+            w = IsoWeek.containing(p.merged_at, zone)
+            counts[w] = counts.get(w, 0) + 1
+        return [ArchiveWeek(str(w), n, w.label()) for w, n in sorted(counts.items(), reverse=True)]
+
+    def report(self, repo: str, week: str, lang: str) -> Report:
+        """The (cached) report of ``week``.
+
+        Raises:
+            InputError: a bad week, or no PR of ``repo`` stored in it.
+        """
+        iso = IsoWeek.parse(week)
+        key = (repo, str(iso), lang, self.version(repo))
+        with self._lock:
+            if key in self._cache:
+                self._cache.move_to_end(key)
+                return self._cache[key]
+        rules = self._rules(repo)
+        d = week_digest(self._store, repo, iso, self._tz, rules, lang)
+        if d.total_prs == 0:
+            raise InputError(f"no PRs of {repo} are stored for {iso}")
+        rep = build_report(d, self._store, rules)
+        with self._lock:
+            self._cache[key] = rep
+            while len(self._cache) > self._size:
+                self._cache.popitem(last=False)
+        return rep
+
+    def render(self, repo: str, week: str, lang: str, fmt: str) -> bytes:
+        """The report of ``week`` as ``html``, ``md``, ``pdf`` or ``json`` bytes.
+
+        Raises:
+            InputError: unknown format, bad week, nothing stored.
+            adapters.report.ReportError: PDF rendering failed (e.g. no CJK font).
+        """
+        if fmt not in FORMATS:
+            raise InputError(f"unknown format {fmt!r}: use html, md, pdf or json")
+        rep = self.report(repo, week, lang)
+        if fmt == "md":
+            return render_markdown(rep.digest).encode("utf-8")
+        if fmt == "json":
+            return (rep.digest.model_dump_json(indent=2) + "\n").encode("utf-8")
+        if fmt == "pdf":
+            return report_pdf(rep)
+        w = rep.digest.week
+        links = [PageLink("Markdown", f"{w}.md?lang={lang}"), PageLink("PDF", f"{w}.pdf?lang={lang}"),
+                 PageLink("JSON", f"{w}.json?lang={lang}"), PageLink("中文" if lang == "en" else "English",
+                                                                  f"{w}.html?lang={'zh' if lang == 'en' else 'en'}"),
+                 PageLink(tr(lang, "html.archive_link"), "./")]
+        return report_html(rep, links).encode("utf-8")
+
+    def archive(self, repo: str, lang: str) -> bytes:
+        """The archive page of ``repo`` (weeks newest first)."""
+        return render_archive_html(repo, self.weeks(repo), lang=lang).encode("utf-8")
+
+
+def web_app(db: str | None, *, tz: str = "UTC", lang: str = "en", rules_file: str | None = None) -> Any:
+    """The report pages' WSGI app (Flask) over the PR store at ``db``; ``prhub serve`` mounts it.
+
+    Raises:
+        adapters.storage.StoreError: the store cannot be opened.
+    """
+    from adapters.web import create_app
+    from prhub import bootstrap
+
+    return create_app(StoreReports(bootstrap.open_store(db), tz=tz, rules_file=rules_file), default_lang=lang)

@@ -1,0 +1,76 @@
+"""The HTML report on the real vLLM weeks (skipped without ../shared), and its escaping (always)."""
+
+import re
+
+import pytest
+
+from chatbot.digest import build_digest
+from chatbot.history import build_trends, week_history, week_stats
+from chatbot.i18n import tr
+from chatbot.render.html import SECTION_IDS, ChartImage, render_html
+from chatbot.weeks import IsoWeek
+from tests.conftest import week_prs
+from tests.hostile_digest import HOSTILE, hostile_digest
+
+HEADINGS = ("h.summary", "h.highlights", "h.trends", "h.risks", "h.key_prs", "h.recommendations")
+
+
+def digest(week, rules, lang, prs):
+    return build_digest(prs, repo="vllm-project/vllm", week=IsoWeek.parse(week), rules=rules, lang=lang)
+
+
+@pytest.fixture(scope="module", params=["en", "zh"])
+def page(request, vllm_rules):
+    prs = week_prs("2026-W19") + week_prs("2026-W20")
+    d19 = digest("2026-W19", vllm_rules, request.param, prs)
+    d = digest("2026-W20", vllm_rules, request.param, prs)
+    earlier = {p.author.login for p in week_prs("2026-W19") if p.author}
+    hist = week_history(d, previous=week_stats(d19), earlier_authors=earlier, history_start="2026-W19", history_weeks=1)
+    trends = build_trends(d.repo, [week_stats(d19), week_stats(d)])
+    chart = ChartImage("labels", "Labels <x>", b"\x89PNG fake")
+    return d, hist, trends, chart, render_html(d, history=hist, trends=trends, charts=[chart])
+
+
+def test_every_section_heading_and_anchor(page):
+    d, *_, html = page
+    for sid, key in zip(SECTION_IDS, HEADINGS):
+        assert f'<section id="{sid}">' in html
+        assert f"<h2>{tr(d.lang, key)}<a" in html
+    assert f'<html lang="{"zh-CN" if d.lang == "zh" else "en"}">' in html
+
+
+def test_every_key_pr_is_linked_in_the_sortable_table(page):
+    d, *_, html = page
+    table = html[html.index('id="key-pr-table"'):]
+    table = table[: table.index("</table>")]
+    for p in d.key_prs:
+        assert f'<a class="pr" href="https://github.com/vllm-project/vllm/pull/{p.number}">#{p.number}</a>' in table
+    assert len(re.findall(r"<tr data-pr=", table)) == len(d.key_prs) == 24
+
+
+def test_week_over_week_delta_and_new_contributors(page):
+    d, hist, *_, html = page
+    text = re.sub(r"<[^>]+>", "", html)
+    if d.lang == "en":
+        assert "bugfix 54, +2 vs 2026-W19" in text
+    else:
+        assert "bugfix 54（较 2026-W19 +2）" in text
+    assert hist.new_contributors and all(c.login not in {p.author.login for p in week_prs("2026-W19") if p.author} for c in hist.new_contributors)
+    assert 'id="new-contributors"' in html and hist.new_contributors[0].login in html
+
+
+def test_self_contained_and_byte_identical(page, vllm_rules):
+    d, hist, trends, chart, html = page
+    assert render_html(d, history=hist, trends=trends, charts=[chart]) == html
+    assert "data:image/png;base64," in html
+    assert not re.search(r"""(src|href)=["'](?!data:|https://github\.com/|#)""", html)
+    assert "<link" not in html and "@import" not in html and "Labels &lt;x&gt;" in html
+
+
+def test_hostile_titles_are_escaped():
+    d = hostile_digest(lang="en")
+    html = render_html(d)
+    assert html.count("<script>") == 1  # the sort script only
+    assert "&lt;script&gt;" in html and "&#34;a &gt; b&#34;" in html
+    assert "<font" not in html and "<at " not in html
+    assert not re.search(r'href="(?!https?://|#)', html)
