@@ -29,7 +29,16 @@ def public_url() -> str | None:
     Raises:
         InputError: set but not an http(s) URL.
     """
-    base = os.environ.get("PRHUB_PUBLIC_URL", "").strip()
+    return check_public_url(os.environ.get("PRHUB_PUBLIC_URL", ""))
+
+
+def check_public_url(value: str | None) -> str | None:
+    """A ``PRHUB_PUBLIC_URL`` value without its trailing slash; None when empty.
+
+    Raises:
+        InputError: not an http(s) URL (the message names ``PRHUB_PUBLIC_URL``).
+    """
+    base = (value or "").strip()
     if not base:
         return None
     if not _URL.match(base):

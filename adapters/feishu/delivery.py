@@ -1,0 +1,204 @@
+"""``FeishuDelivery``: the :class:`chatbot.ports.ChatDelivery` port on lark-oapi.
+
+Cards go out as ``msg_type="interactive"`` with ``content`` = the card JSON string, through
+``im.v1.message.create`` (a new message) or ``im.v1.message.reply`` (``reply_in_thread``, parts
+2..n in part 1's thread). Every send carries a ``uuid`` derived from the delivery key: Feishu
+de-duplicates sends with the same ``uuid`` for one hour, so a retry after a timeout cannot post
+twice (and :meth:`FeishuDelivery.find_sent` may answer None).
+
+lark-oapi does not raise on API errors: it returns a response whose ``success()`` is false and
+whose ``code`` says why. Every call checks it; throttling (code ``230020``/``99991400`` or HTTP
+429) becomes :class:`chatbot.errors.DeliveryError` with ``retry_after``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+from datetime import datetime
+from typing import Any
+
+import lark_oapi as lark
+from lark_oapi.api.im.v1 import (
+    CreateMessageRequest,
+    CreateMessageRequestBody,
+    ReplyMessageRequest,
+    ReplyMessageRequestBody,
+)
+
+from lark_oapi.core.exception import ObtainAccessTokenException
+
+from adapters.feishu.cards import card_json, cards_to_feishu
+from chatbot.cards import Card
+from chatbot.errors import DeliveryError
+from chatbot.ports import Destination, SentMessage
+
+log = logging.getLogger(__name__)
+
+DEFAULT_DOMAIN = "https://open.feishu.cn"
+UUID_MAX = 50
+THROTTLED = frozenset({230020, 99991400})
+PERMANENT = frozenset({
+    230001, 230002, 230006, 230011, 230013, 230017, 230025, 230099, 11310,
+    99991661, 99991663, 99991668, 99991672, 99992402, 10003, 10014,
+})
+
+
+def lark_client(app_id: str, app_secret: str, *, domain: str | None = None, timeout: float = 15.0) -> lark.Client:
+    """A lark-oapi client for a self-built app at ``domain`` (``FEISHU_API_URL``; default
+    ``https://open.feishu.cn``; tests: a fake). Tenant tokens are fetched and cached by the SDK
+    (``auth/v3/tenant_access_token/internal``)."""
+    return (lark.Client.builder().app_id(app_id).app_secret(app_secret)
+            .domain((domain or DEFAULT_DOMAIN).rstrip("/")).timeout(timeout)
+            .log_level(lark.LogLevel.WARNING).build())
+
+
+def feishu_uuid(key: str) -> str:
+    """The ``uuid`` of a send: ``prhub-`` + 32 hex chars of SHA-256(``key``) (Feishu allows 50)."""
+    return ("prhub-" + hashlib.sha256(key.encode("utf-8")).hexdigest()[:32])[:UUID_MAX]
+
+
+def receive_id_type(target: str) -> str:
+    """The ``receive_id_type`` of a target id: ``oc_`` chat_id, ``ou_`` open_id, ``on_`` union_id,
+    an e-mail address email, anything else user_id."""
+    if target.startswith("oc_"):
+        return "chat_id"
+    if target.startswith("ou_"):
+        return "open_id"
+    if target.startswith("on_"):
+        return "union_id"
+    return "email" if "@" in target else "user_id"
+
+
+def _header(raw: Any, name: str) -> str | None:
+    headers = getattr(raw, "headers", None) or {}
+    for k, v in headers.items():
+        if str(k).lower() == name.lower():
+            return str(v)
+    return None
+
+
+def response_error(resp: Any, action: str) -> DeliveryError:
+    """A failed lark-oapi response as :class:`DeliveryError` (reason = the Feishu code)."""
+    raw = getattr(resp, "raw", None)
+    status = getattr(raw, "status_code", 200) or 200
+    code = getattr(resp, "code", None)
+    msg = " ".join(str(getattr(resp, "msg", "") or "").split())[:200]
+    retry_after: float | None = None
+    if status == 429 or code in THROTTLED:
+        value = _header(raw, "x-ogw-ratelimit-reset") or _header(raw, "Retry-After")
+        try:
+            retry_after = float(value) if value is not None else 1.0
+        except ValueError:
+            retry_after = 1.0
+    reason = str(code) if code else f"http_{status}"
+    permanent = retry_after is None and (code in PERMANENT or (400 <= status < 500 and status != 429 and not code))
+    return DeliveryError(f"Feishu {action} failed: {reason} {msg}".strip(), reason=reason, retry_after=retry_after,
+                         permanent=permanent)
+
+
+class FeishuDelivery:
+    """Posts cards to Feishu chats and users.
+
+    Args:
+        client: a lark-oapi client (see :func:`lark_client`).
+    """
+
+    platform = "feishu"
+
+    def __init__(self, client: lark.Client) -> None:
+        self.client = client
+
+    def _execute(self, action: str, call: Any, req: Any) -> Any:
+        try:
+            resp = call(req)
+        except ObtainAccessTokenException as exc:
+            code = getattr(exc, "code", None)
+            raise DeliveryError(f"Feishu {action} failed: cannot get a tenant token ({code})", reason=f"token_{code}",
+                                permanent=code in PERMANENT) from None
+        except (OSError, ValueError) as exc:  # requests' ConnectionError/Timeout are OSErrors; bad JSON
+            raise DeliveryError(f"Feishu {action} failed: {type(exc).__name__} (network)", reason="network") from None
+        if not resp.success():
+            err = response_error(resp, action)
+            log.warning("feishu %s failed: %s", action, err.reason)
+            raise err
+        return resp
+
+    def create(self, target: str, card: dict[str, Any], uuid: str) -> str:
+        """Send a card as a new message (``im.v1.message.create``); returns its ``message_id``.
+
+        Raises:
+            DeliveryError: Feishu refused or throttled the send.
+        """
+        body = (CreateMessageRequestBody.builder().receive_id(target).msg_type("interactive")
+                .content(card_json(card)).uuid(uuid).build())
+        req = CreateMessageRequest.builder().receive_id_type(receive_id_type(target)).request_body(body).build()
+        resp = self._execute("im.v1.message.create", self.client.im.v1.message.create, req)
+        return str(resp.data.message_id)
+
+    def reply(self, message_id: str, card: dict[str, Any], uuid: str, *, in_thread: bool = True) -> str:
+        """Reply to ``message_id`` with a card (``im.v1.message.reply``, ``reply_in_thread``);
+        returns the reply's ``message_id``.
+
+        Raises:
+            DeliveryError: Feishu refused or throttled the send.
+        """
+        body = (ReplyMessageRequestBody.builder().msg_type("interactive").content(card_json(card))
+                .reply_in_thread(in_thread).uuid(uuid).build())
+        req = ReplyMessageRequest.builder().message_id(message_id).request_body(body).build()
+        resp = self._execute("im.v1.message.reply", self.client.im.v1.message.reply, req)
+        return str(resp.data.message_id)
+
+    def send(self, destination: Destination, card: object, *, thread: str | None, delivery_key: str) -> SentMessage:
+        """Post one card: ``im.v1.message.create`` to ``destination.target`` (``oc_`` chat,
+        ``ou_`` user), or ``im.v1.message.reply`` in ``thread`` (a message id) when given.
+
+        Args:
+            destination: the chat or user.
+            card: a :class:`chatbot.cards.Card`, or a ready card JSON 2.0 object.
+            thread: the first part's ``message_id``, or None for a new message.
+            delivery_key: stable key of this part; its hash is the send ``uuid``.
+
+        Returns:
+            The (first) message's id, and the thread the following parts go to.
+
+        Raises:
+            DeliveryError: refused (``230099`` bad card, ``230002`` bot not in chat: permanent) or
+                throttled (``230020``/HTTP 429, ``retry_after`` seconds) or unreachable.
+        """
+        if isinstance(card, Card):
+            cards = cards_to_feishu([card])
+        elif isinstance(card, dict):
+            cards = [card]
+        else:
+            raise TypeError(f"FeishuDelivery.send takes a Card or a card object, not {type(card).__name__}")
+        first: str | None = None
+        for i, c in enumerate(cards):
+            uuid = feishu_uuid(delivery_key if i == 0 else f"{delivery_key}#{i + 1}")
+            parent = thread or first
+            mid = self.reply(parent, c, uuid) if parent else self.create(destination.target, c, uuid)
+            first = first or mid
+        assert first is not None
+        log.info("feishu posted %s to %s (%d card(s))", delivery_key, destination.target, len(cards))
+        return SentMessage(message_id=first, thread_id=thread or first)
+
+    def find_sent(self, destination: Destination, delivery_key: str, around: datetime) -> SentMessage | None:
+        """Always None: a re-send with the same ``uuid`` within an hour is de-duplicated by Feishu
+        (``im.v1.message.create`` answers with the first message), which is the reconciliation."""
+        return None
+
+    def bot_open_id(self) -> str:
+        """The bot's own ``open_id`` (``GET /open-apis/bot/v3/info``).
+
+        Raises:
+            DeliveryError: the call failed.
+        """
+        req = (lark.BaseRequest.builder().http_method(lark.HttpMethod.GET).uri("/open-apis/bot/v3/info")
+               .token_types({lark.AccessTokenType.TENANT}).build())
+        resp = self._execute("bot.v3.info", self.client.request, req)
+        try:
+            data = json.loads(resp.raw.content)
+            return str(data["bot"]["open_id"])
+        except (ValueError, KeyError, TypeError):
+            raise DeliveryError("Feishu bot.v3.info failed: no bot.open_id in the answer", reason="bad_response") from None

@@ -1,0 +1,189 @@
+"""``SlackDelivery``: the :class:`chatbot.ports.ChatDelivery` port on slack_sdk's ``WebClient``.
+
+One ``send`` posts one card (``chat.postMessage``; a card too large for one message becomes
+several consecutive messages in the same thread). Every message carries the delivery key in its
+``metadata`` (``{"event_type": "prhub_delivery", "event_payload": {"key": ...}}``) so that
+:meth:`SlackDelivery.find_sent` can tell, after a crash, whether a part was posted
+(``conversations.history`` with ``include_all_metadata``). It never retries: Slack has no
+idempotency key, a blind retry could post twice; the scheduler decides, using
+:class:`chatbot.errors.DeliveryError` (``retry_after`` from HTTP 429 ``Retry-After``).
+"""
+
+from __future__ import annotations
+
+import logging
+import socket
+import urllib.error
+from datetime import datetime, timedelta
+from typing import Any
+
+from slack_sdk import WebClient
+from slack_sdk.errors import SlackApiError, SlackClientError
+
+from adapters.slack.blocks import card_to_messages
+from chatbot.cards import Card
+from chatbot.errors import DeliveryError
+from chatbot.ports import Destination, SentMessage
+
+log = logging.getLogger(__name__)
+
+METADATA_EVENT_TYPE = "prhub_delivery"
+PERMANENT_ERRORS = frozenset({
+    "not_authed", "invalid_auth", "account_inactive", "token_revoked", "token_expired", "no_permission",
+    "missing_scope", "channel_not_found", "not_in_channel", "is_archived", "user_not_found", "invalid_blocks",
+    "invalid_blocks_format", "msg_too_long", "msg_blocks_too_long", "no_text", "invalid_arguments",
+    "invalid_metadata_format", "invalid_metadata_schema", "restricted_action", "cannot_dm_bot", "user_disabled",
+    "team_access_not_granted", "ekm_access_denied", "invalid_charset", "too_many_attachments",
+})
+
+
+def web_client(token: str, *, base_url: str | None = None, timeout: int = 15) -> WebClient:
+    """A ``WebClient`` for ``token`` at ``base_url`` (default ``https://slack.com/api/``), without
+    automatic retries (a retried ``chat.postMessage`` could post twice)."""
+    url = (base_url or "https://slack.com/api/").rstrip("/") + "/"
+    return WebClient(token=token, base_url=url, timeout=timeout, retry_handlers=[])
+
+
+def _header(headers: Any, name: str) -> str | None:
+    if not headers:
+        return None
+    for k, v in dict(headers).items():
+        if str(k).lower() == name.lower():
+            return str(v[0] if isinstance(v, list) else v)
+    return None
+
+
+def delivery_error(exc: Exception, action: str) -> DeliveryError:
+    """An SDK or network error as :class:`DeliveryError` (one line; no token, no payload).
+
+    HTTP 429 gives ``reason="ratelimited"`` and ``retry_after`` from ``Retry-After`` (seconds);
+    errors in :data:`PERMANENT_ERRORS` are ``permanent``.
+    """
+    if isinstance(exc, SlackApiError):
+        resp = exc.response
+        status = getattr(resp, "status_code", 200)
+        data = getattr(resp, "data", None)
+        reason = str(data.get("error", "unknown")) if isinstance(data, dict) else f"http_{status}"
+        retry_after: float | None = None
+        if status == 429 or reason == "ratelimited":
+            reason = "ratelimited"
+            raw = _header(getattr(resp, "headers", None), "Retry-After")
+            try:
+                retry_after = float(raw) if raw is not None else 1.0
+            except ValueError:
+                retry_after = 1.0
+        permanent = reason in PERMANENT_ERRORS
+        return DeliveryError(f"Slack {action} failed: {reason}", reason=reason, retry_after=retry_after,
+                             permanent=permanent)
+    return DeliveryError(f"Slack {action} failed: {type(exc).__name__} (network)", reason="network")
+
+
+class SlackDelivery:
+    """Posts cards to Slack channels and users.
+
+    Args:
+        client: a ``WebClient`` with the bot token (see :func:`web_client`).
+    """
+
+    platform = "slack"
+
+    def __init__(self, client: WebClient) -> None:
+        self.client = client
+        self._dm: dict[str, str] = {}
+
+    def _call(self, action: str, fn: Any, **kwargs: Any) -> Any:
+        try:
+            return fn(**kwargs)
+        except (SlackApiError, SlackClientError, urllib.error.URLError, socket.timeout, OSError) as exc:
+            err = delivery_error(exc, action)
+            log.warning("slack %s failed: %s", action, err.reason)
+            raise err from None
+
+    def channel(self, destination: Destination) -> str:
+        """The channel id to post to: ``target`` itself, or for a user id (``U…``/``W…``) the DM
+        channel opened with ``conversations.open``.
+
+        Raises:
+            DeliveryError: ``conversations.open`` failed.
+        """
+        target = destination.target
+        if target[:1] not in ("U", "W"):
+            return target
+        if target not in self._dm:
+            resp = self._call("conversations.open", self.client.conversations_open, users=target)
+            self._dm[target] = resp["channel"]["id"]
+        return self._dm[target]
+
+    def send(self, destination: Destination, card: object, *, thread: str | None, delivery_key: str) -> SentMessage:
+        """Post one card with ``chat.postMessage`` (in ``thread`` when given).
+
+        Args:
+            destination: channel (``C…``) or user (``U…``, DMed) in ``destination.target``.
+            card: a :class:`chatbot.cards.Card`, or ready ``chat.postMessage`` kwargs
+                (``{"text", "blocks"}``).
+            thread: the ``ts`` of the thread's first message, or None for a new message.
+            delivery_key: stable key of this part, sent as message metadata.
+
+        Returns:
+            The first message's ``ts`` and the thread the following parts go to.
+
+        Raises:
+            DeliveryError: Slack refused (``invalid_blocks``, ``channel_not_found``: permanent) or
+                rate-limited (``ratelimited`` with ``retry_after`` seconds) or was unreachable.
+        """
+        if isinstance(card, Card):
+            messages = card_to_messages([card])
+        elif isinstance(card, dict):
+            messages = [card]
+        else:
+            raise TypeError(f"SlackDelivery.send takes a Card or chat.postMessage kwargs, not {type(card).__name__}")
+        channel = self.channel(destination)
+        first: str | None = None
+        for i, msg in enumerate(messages):
+            key = delivery_key if i == 0 else f"{delivery_key}#{i + 1}"
+            kwargs: dict[str, Any] = {"channel": channel, "text": msg.get("text", ""), "blocks": msg.get("blocks"),
+                                      "metadata": {"event_type": METADATA_EVENT_TYPE, "event_payload": {"key": key}},
+                                      "unfurl_links": False, "unfurl_media": False}
+            in_thread = thread or first
+            if in_thread:
+                kwargs["thread_ts"] = in_thread
+            resp = self._call("chat.postMessage", self.client.chat_postMessage, **kwargs)
+            ts = str(resp["ts"])
+            if first is None:
+                first = ts
+        assert first is not None
+        log.info("slack posted %s to %s (%d message(s))", delivery_key, channel, len(messages))
+        return SentMessage(message_id=first, thread_id=thread or first)
+
+    def find_sent(self, destination: Destination, delivery_key: str, around: datetime) -> SentMessage | None:
+        """Find the message carrying ``delivery_key`` posted within 15 minutes of ``around``.
+
+        Calls ``conversations.history`` (``include_all_metadata``, up to 5 pages of 200). Slack's
+        history lists top-level messages and thread replies also sent to the channel; a part
+        posted only inside a thread is not listed there (None), so the scheduler reconciles part 1
+        this way and treats later parts as unsent.
+
+        Returns:
+            The message's ``ts`` (and its ``thread_ts``), or None when none carries the key.
+
+        Raises:
+            DeliveryError: the lookup failed.
+        """
+        channel = self.channel(destination)
+        oldest = (around - timedelta(minutes=15)).timestamp()
+        latest = (around + timedelta(minutes=15)).timestamp()
+        cursor: str | None = None
+        for _ in range(5):
+            kwargs: dict[str, Any] = {"channel": channel, "oldest": f"{oldest:.6f}", "latest": f"{latest:.6f}",
+                                      "inclusive": True, "include_all_metadata": True, "limit": 200}
+            if cursor:
+                kwargs["cursor"] = cursor
+            resp = self._call("conversations.history", self.client.conversations_history, **kwargs)
+            for m in resp.get("messages") or []:
+                meta = m.get("metadata") or {}
+                if meta.get("event_type") == METADATA_EVENT_TYPE and (meta.get("event_payload") or {}).get("key") == delivery_key:
+                    return SentMessage(message_id=str(m["ts"]), thread_id=str(m.get("thread_ts") or m["ts"]))
+            cursor = (resp.get("response_metadata") or {}).get("next_cursor") or None
+            if not cursor:
+                break
+        return None

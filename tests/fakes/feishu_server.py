@@ -1,0 +1,291 @@
+"""A fake Feishu/Lark Open API on 127.0.0.1 for lark-oapi tests, and helpers to sign inbound events.
+
+Endpoints: ``POST /open-apis/auth/v3/tenant_access_token/internal``, ``GET /open-apis/bot/v3/info``,
+``POST /open-apis/im/v1/messages?receive_id_type=...`` (create; the ``uuid`` de-duplicates sends
+for one hour of the fake's clock) and ``POST /open-apis/im/v1/messages/{id}/reply``. Like Feishu it
+answers a non-zero ``code`` for what it rejects, with the thresholds of
+:data:`tests.fakes.limits.RULES` (card JSON invalid or wrapped, card over 30,000 bytes, more than 5
+markdown tables, missing or invalid token, wrong app secret), and throttles on demand (HTTP 429 with
+``x-ogw-ratelimit-reset``, or code 230020). Everything received is recorded.
+
+:func:`event_request` builds what Feishu POSTs to the bot: the body (encrypted with the encrypt key
+when one is set) and the ``X-Lark-*`` signature headers.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import itertools
+import json
+import os
+import re
+import threading
+import time
+import urllib.parse
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+from tests.fakes.limits import (
+    FEISHU_BAD_APP_SECRET,
+    FEISHU_CARD_INVALID,
+    FEISHU_INVALID_TOKEN,
+    FEISHU_MISSING_TOKEN,
+    FEISHU_RATE_LIMIT,
+    FEISHU_THROTTLED,
+    RULES,
+    limit,
+)
+
+UUID_WINDOW = 3600.0
+_TABLE_ROW = re.compile(r"^\s*\|?\s*:?-{3,}:?\s*(\|\s*:?-{3,}:?\s*)+\|?\s*$", re.M)
+
+
+def count_tables(card: Any) -> int:
+    """Tables in a card: ``table`` components plus markdown tables (a ``|---|---|`` line)."""
+    n = 0
+    if isinstance(card, dict):
+        if card.get("tag") == "table":
+            n += 1
+        if card.get("tag") in ("markdown", "lark_md") and isinstance(card.get("content"), str):
+            n += len(_TABLE_ROW.findall(card["content"]))
+        n += sum(count_tables(v) for v in card.values())
+    elif isinstance(card, list):
+        n += sum(count_tables(v) for v in card)
+    return n
+
+
+def check_card(content: Any) -> tuple[int, str] | None:
+    """The ``(code, msg)`` Feishu would give an interactive ``content`` (None when accepted)."""
+    if not isinstance(content, str):
+        return FEISHU_CARD_INVALID, "content must be a JSON string"
+    if len(content.encode("utf-8")) > limit("card_bytes"):
+        return int(RULES["card_bytes"].error), "message content is too long"
+    try:
+        card = json.loads(content)
+    except ValueError:
+        return FEISHU_CARD_INVALID, "card content is not valid JSON"
+    if not isinstance(card, dict) or "card" in card or not ("elements" in card or "body" in card):
+        return FEISHU_CARD_INVALID, "card content has no elements/body (or a card wrapper)"
+    if count_tables(card) > limit("tables"):
+        return int(RULES["tables"].error), "too many tables in the card"
+    return None
+
+
+@dataclass
+class FakeFeishu:
+    """The fake Feishu. Use as a context manager; :attr:`url` is the lark ``domain``."""
+
+    app_id: str = "cli_test"
+    app_secret: str = "feishu-test-secret"
+    bot_open_id: str = "ou_BOT"
+    clock: Callable[[], float] = time.time
+    messages: list[dict[str, Any]] = field(default_factory=list)
+    calls: list[tuple[str, str, dict[str, Any], int]] = field(default_factory=list)
+    _throttle: list[tuple[str, float]] = field(default_factory=list)
+    _uuids: dict[str, tuple[float, str]] = field(default_factory=dict)
+    _seq: Any = field(default_factory=lambda: itertools.count(1))
+    _lock: threading.Lock = field(default_factory=threading.Lock)
+    _server: ThreadingHTTPServer | None = None
+
+    @property
+    def tenant_token(self) -> str:
+        return "t-" + hashlib.sha256(f"{self.app_id}:{self.app_secret}".encode()).hexdigest()[:20]
+
+    # -- lifecycle -----------------------------------------------------------------------------
+
+    def start(self) -> FakeFeishu:
+        fake = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, *_: Any) -> None:
+                pass
+
+            def do_GET(self) -> None:
+                fake._handle(self, "GET")
+
+            def do_POST(self) -> None:
+                fake._handle(self, "POST")
+
+        self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self._server.daemon_threads = True
+        threading.Thread(target=self._server.serve_forever, daemon=True).start()
+        return self
+
+    def stop(self) -> None:
+        if self._server is not None:
+            self._server.shutdown()
+            self._server.server_close()
+
+    def __enter__(self) -> FakeFeishu:
+        return self.start()
+
+    def __exit__(self, *exc: Any) -> None:
+        self.stop()
+
+    @property
+    def url(self) -> str:
+        assert self._server is not None
+        return f"http://127.0.0.1:{self._server.server_address[1]}"
+
+    # -- test controls -------------------------------------------------------------------------
+
+    def throttle(self, kind: str = "429", retry_after: float = 2.0) -> None:
+        """Throttle the next message send: ``"429"`` (HTTP 429, code 99991400, ``x-ogw-ratelimit-reset``)
+        or ``"230020"`` (HTTP 200, code 230020)."""
+        with self._lock:
+            self._throttle.append((kind, retry_after))
+
+    def wait_for(self, predicate: Callable[[], bool], timeout: float = 5.0) -> bool:
+        end = time.monotonic() + timeout
+        while time.monotonic() < end:
+            if predicate():
+                return True
+            time.sleep(0.01)
+        return predicate()
+
+    def replies_to(self, message_id: str) -> list[dict[str, Any]]:
+        return [m for m in self.messages if m.get("reply_to") == message_id]
+
+    # -- serving -------------------------------------------------------------------------------
+
+    def _send(self, h: BaseHTTPRequestHandler, status: int, body: dict[str, Any], headers: dict[str, str] | None = None) -> None:
+        data = json.dumps(body, ensure_ascii=False).encode()
+        h.send_response(status)
+        h.send_header("Content-Type", "application/json; charset=utf-8")
+        h.send_header("Content-Length", str(len(data)))
+        for k, v in (headers or {}).items():
+            h.send_header(k, v)
+        h.end_headers()
+        h.wfile.write(data)
+
+    def _handle(self, h: BaseHTTPRequestHandler, verb: str) -> None:
+        parsed = urllib.parse.urlparse(h.path)
+        query = {k: v[-1] for k, v in urllib.parse.parse_qs(parsed.query).items()}
+        length = int(h.headers.get("Content-Length") or 0)
+        raw = h.rfile.read(length) if length else b""
+        try:
+            body = json.loads(raw) if raw else {}
+        except ValueError:
+            body = None
+        status, out, headers = self._route(verb, parsed.path, query, body, h.headers.get("Authorization", ""))
+        with self._lock:
+            self.calls.append((verb, parsed.path, body if isinstance(body, dict) else {}, int(out.get("code", 0))))
+        self._send(h, status, out, headers)
+
+    def _route(self, verb: str, path: str, query: dict[str, str], body: Any, auth: str
+               ) -> tuple[int, dict[str, Any], dict[str, str] | None]:
+        if path == "/open-apis/auth/v3/tenant_access_token/internal":
+            if not isinstance(body, dict) or body.get("app_id") != self.app_id or body.get("app_secret") != self.app_secret:
+                return 400, {"code": FEISHU_BAD_APP_SECRET, "msg": "app secret invalid"}, None
+            return 200, {"code": 0, "msg": "ok", "tenant_access_token": self.tenant_token, "expire": 7200}, None
+        if not auth.startswith("Bearer ") or not auth[7:]:
+            return 400, {"code": FEISHU_MISSING_TOKEN, "msg": "Missing access token for authorization"}, None
+        if auth[7:] != self.tenant_token:
+            return 400, {"code": FEISHU_INVALID_TOKEN, "msg": "Invalid access token for authorization"}, None
+        if path == "/open-apis/bot/v3/info" and verb == "GET":
+            return 200, {"code": 0, "msg": "ok", "bot": {"open_id": self.bot_open_id, "app_name": "DigestBot"}}, None
+        if not isinstance(body, dict):
+            return 400, {"code": 99992402, "msg": "field validation failed: body is not JSON"}, None
+        if path == "/open-apis/im/v1/messages" and verb == "POST":
+            if query.get("receive_id_type") not in ("chat_id", "open_id", "union_id", "user_id", "email"):
+                return 400, {"code": 99992402, "msg": "field validation failed: receive_id_type"}, None
+            if not body.get("receive_id"):
+                return 400, {"code": 99992402, "msg": "field validation failed: receive_id"}, None
+            return self._message(body, target=str(body["receive_id"]), reply_to=None)
+        m = re.fullmatch(r"/open-apis/im/v1/messages/([^/]+)/reply", path)
+        if m and verb == "POST":
+            parent = next((x for x in self.messages if x["message_id"] == m.group(1)), None)
+            target = parent["target"] if parent else ""
+            return self._message(body, target=target, reply_to=m.group(1))
+        return 404, {"code": 404, "msg": "not found"}, None
+
+    def _message(self, body: dict[str, Any], *, target: str, reply_to: str | None
+                 ) -> tuple[int, dict[str, Any], dict[str, str] | None]:
+        with self._lock:
+            throttled = self._throttle.pop(0) if self._throttle else None
+        if throttled is not None:
+            kind, retry = throttled
+            if kind == "429":
+                return 429, {"code": FEISHU_RATE_LIMIT, "msg": "request trigger frequency limit"}, \
+                    {"x-ogw-ratelimit-reset": str(int(retry))}
+            return 200, {"code": FEISHU_THROTTLED, "msg": "The message is sent too frequently"}, None
+        msg_type = body.get("msg_type")
+        if msg_type not in ("text", "post", "interactive", "image", "file"):
+            return 400, {"code": 230001, "msg": "invalid msg_type"}, None
+        content = body.get("content")
+        if msg_type == "interactive":
+            err = check_card(content)
+            if err:
+                return 400, {"code": err[0], "msg": err[1]}, None
+        uuid = body.get("uuid")
+        now = self.clock()
+        with self._lock:
+            if uuid:
+                if len(str(uuid)) > 50:
+                    return 400, {"code": 99992402, "msg": "field validation failed: uuid longer than 50"}, None
+                seen = self._uuids.get(str(uuid))
+                if seen is not None and now - seen[0] < UUID_WINDOW:
+                    return 200, {"code": 0, "msg": "success", "data": {"message_id": seen[1]}}, None
+            mid = f"om_fake{next(self._seq):06d}"
+            if uuid:
+                self._uuids[str(uuid)] = (now, mid)
+            self.messages.append({"message_id": mid, "target": target, "reply_to": reply_to,
+                                  "in_thread": bool(body.get("reply_in_thread")), "msg_type": msg_type,
+                                  "content": content, "uuid": uuid,
+                                  "card": json.loads(content) if msg_type == "interactive" else None})
+        return 200, {"code": 0, "msg": "success", "data": {"message_id": mid, "chat_id": target}}, None
+
+
+# ---------------------------------------------------------------------------------------------- inbound
+
+
+def encrypt(encrypt_key: str, plaintext: str) -> str:
+    """Feishu's event encryption: base64(iv + AES-256-CBC(sha256(key), PKCS#7(plaintext)))."""
+    from Crypto.Cipher import AES
+
+    key = hashlib.sha256(encrypt_key.encode()).digest()
+    iv = os.urandom(16)
+    data = plaintext.encode()
+    pad = 16 - len(data) % 16
+    data += bytes([pad]) * pad
+    return base64.b64encode(iv + AES.new(key, AES.MODE_CBC, iv).encrypt(data)).decode()
+
+
+def event_request(payload: dict[str, Any], *, encrypt_key: str = "", timestamp: str | None = None,
+                  nonce: str = "n0nce", sign_key: str | None = None) -> tuple[bytes, dict[str, str]]:
+    """``(body, headers)`` of a callback POST: encrypted (``{"encrypt": ...}``) when ``encrypt_key``
+    is set, with ``X-Lark-Request-Timestamp``/``Nonce``/``Signature`` (sha256 of
+    timestamp + nonce + key + body; ``sign_key`` signs with another key, to forge)."""
+    text = json.dumps(payload, ensure_ascii=False)
+    body = json.dumps({"encrypt": encrypt(encrypt_key, text)}).encode() if encrypt_key else text.encode()
+    ts = timestamp or str(int(time.time()))
+    headers = {"Content-Type": "application/json; charset=utf-8"}
+    key = encrypt_key if sign_key is None else sign_key
+    if key:
+        headers.update({"X-Lark-Request-Timestamp": ts, "X-Lark-Request-Nonce": nonce,
+                        "X-Lark-Signature": hashlib.sha256((ts + nonce + key).encode() + body).hexdigest()})
+    return body, headers
+
+
+def message_event(*, token: str, event_id: str = "ev_A", message_id: str = "om_TEST1", chat_id: str = "oc_GROUP",
+                  chat_type: str = "group", text: str | None = "@_user_1 risks this week", content: str | None = None,
+                  message_type: str = "text", mentions: list[dict[str, Any]] | None = None,
+                  sender: str = "ou_ALICE", sender_type: str = "user", tenant_key: str = "tenant_T") -> dict[str, Any]:
+    """An ``im.message.receive_v1`` callback payload (schema 2.0)."""
+    if mentions is None:
+        mentions = [{"key": "@_user_1", "id": {"open_id": "ou_BOT"}, "name": "DigestBot", "tenant_key": tenant_key}]
+    return {
+        "schema": "2.0",
+        "header": {"event_id": event_id, "token": token, "create_time": str(int(time.time() * 1000)),
+                   "event_type": "im.message.receive_v1", "tenant_key": tenant_key, "app_id": "cli_test"},
+        "event": {
+            "sender": {"sender_id": {"open_id": sender}, "sender_type": sender_type, "tenant_key": tenant_key},
+            "message": {"message_id": message_id, "chat_id": chat_id, "chat_type": chat_type,
+                        "message_type": message_type,
+                        "content": content if content is not None else json.dumps({"text": text}, ensure_ascii=False),
+                        "mentions": mentions, "create_time": str(int(time.time() * 1000))},
+        },
+    }

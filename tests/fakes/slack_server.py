@@ -1,0 +1,293 @@
+"""A fake Slack Web API on 127.0.0.1 for slack_sdk / slack-bolt tests.
+
+Methods: ``auth.test``, ``chat.postMessage`` (returns ``ts``), ``conversations.history`` (with
+``metadata`` when ``include_all_metadata``), ``conversations.open``; plus ``POST /response/<id>``
+standing in for slash-command ``response_url``\\ s. Like Slack it answers HTTP 200 with
+``{"ok": false, "error": ...}`` for what it rejects, using the thresholds of
+:data:`tests.fakes.limits.RULES` (too many blocks, long section/header/fields, too much block
+text, missing or long fallback ``text``, unparseable blocks, missing or wrong token), and HTTP 429
+with ``Retry-After`` on demand (:meth:`FakeSlack.rate_limit`). Everything received is recorded.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import threading
+import time
+import urllib.parse
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+from tests.fakes.limits import SLACK_BAD_JSON, SLACK_INVALID_AUTH, SLACK_MISSING_TEXT, SLACK_NOT_AUTHED, RULES, limit
+
+
+def _text_len(block: dict[str, Any]) -> int:
+    total = 0
+    t = block.get("text")
+    if isinstance(t, dict):
+        total += len(str(t.get("text", "")))
+    for f in block.get("fields") or ():
+        total += len(str(f.get("text", ""))) if isinstance(f, dict) else 0
+    for e in block.get("elements") or ():
+        if isinstance(e, dict):
+            et = e.get("text")
+            total += len(str(et.get("text", ""))) if isinstance(et, dict) else len(str(et or ""))
+    return total
+
+
+def check_message(args: dict[str, Any]) -> str | None:
+    """The error Slack would give a ``chat.postMessage`` with ``args`` (None when accepted)."""
+    blocks = args.get("blocks")
+    if isinstance(blocks, str):
+        try:
+            blocks = json.loads(blocks)
+        except ValueError:
+            return SLACK_BAD_JSON
+    if blocks is not None and not isinstance(blocks, list):
+        return SLACK_BAD_JSON
+    text = args.get("text")
+    if not isinstance(text, str) or not text.strip():
+        return SLACK_MISSING_TEXT
+    if len(text) > limit("fallback"):
+        return RULES["fallback"].error
+    blocks = blocks or []
+    if len(blocks) > limit("blocks"):
+        return RULES["blocks"].error
+    for b in blocks:
+        if not isinstance(b, dict) or "type" not in b:
+            return SLACK_BAD_JSON
+        kind = b["type"]
+        if kind == "header":
+            t = b.get("text") or {}
+            if t.get("type") != "plain_text" or not 1 <= len(str(t.get("text", ""))) <= limit("header"):
+                return RULES["header"].error
+        elif kind == "section":
+            t = b.get("text")
+            fields = b.get("fields")
+            if t is None and not fields:
+                return RULES["section"].error
+            if t is not None and not 1 <= len(str(t.get("text", ""))) <= limit("section"):
+                return RULES["section"].error
+            if fields is not None:
+                if len(fields) > limit("fields"):
+                    return RULES["fields"].error
+                if any(not 1 <= len(str(f.get("text", ""))) <= limit("field") for f in fields):
+                    return RULES["field"].error
+        elif kind == "context":
+            if not b.get("elements") or len(b["elements"]) > 10:
+                return "invalid_blocks"
+        elif kind == "actions":
+            if not b.get("elements") or len(b["elements"]) > 25:
+                return "invalid_blocks"
+        elif kind not in ("divider", "image", "rich_text"):
+            return "invalid_blocks"
+    if sum(_text_len(b) for b in blocks) > limit("total"):
+        return RULES["total"].error
+    meta = args.get("metadata")
+    if meta is not None:
+        if isinstance(meta, str):
+            try:
+                meta = json.loads(meta)
+            except ValueError:
+                return "invalid_metadata_format"
+        if not isinstance(meta, dict) or not meta.get("event_type") or not isinstance(meta.get("event_payload"), dict):
+            return "invalid_metadata_format"
+    return None
+
+
+@dataclass
+class FakeSlack:
+    """The fake Slack. Use as a context manager; :attr:`base_url` is the Web API base for ``WebClient``."""
+
+    token: str = "xoxb-test-token"
+    team_id: str = "T_TEST"
+    bot_user_id: str = "U_BOT"
+    bot_id: str = "B_BOT"
+    posts: list[dict[str, Any]] = field(default_factory=list)
+    calls: list[tuple[str, dict[str, Any], str | None]] = field(default_factory=list)
+    responses: list[dict[str, Any]] = field(default_factory=list)
+    _limits: dict[str, list[float]] = field(default_factory=dict)
+    _seq: Any = field(default_factory=lambda: itertools.count(1))
+    _lock: threading.Lock = field(default_factory=threading.Lock)
+    _server: ThreadingHTTPServer | None = None
+
+    # -- lifecycle -----------------------------------------------------------------------------
+
+    def start(self) -> FakeSlack:
+        fake = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, *_: Any) -> None:
+                pass
+
+            def do_GET(self) -> None:
+                fake._handle(self)
+
+            def do_POST(self) -> None:
+                fake._handle(self)
+
+        self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self._server.daemon_threads = True
+        threading.Thread(target=self._server.serve_forever, daemon=True).start()
+        return self
+
+    def stop(self) -> None:
+        if self._server is not None:
+            self._server.shutdown()
+            self._server.server_close()
+
+    def __enter__(self) -> FakeSlack:
+        return self.start()
+
+    def __exit__(self, *exc: Any) -> None:
+        self.stop()
+
+    @property
+    def url(self) -> str:
+        assert self._server is not None
+        return f"http://127.0.0.1:{self._server.server_address[1]}"
+
+    @property
+    def base_url(self) -> str:
+        return self.url + "/api/"
+
+    def response_url(self, name: str = "cmd") -> str:
+        return f"{self.url}/response/{name}"
+
+    # -- test controls -------------------------------------------------------------------------
+
+    def rate_limit(self, method: str, *retry_after: float) -> None:
+        """Answer the next ``len(retry_after)`` calls of ``method`` with HTTP 429 and these ``Retry-After``."""
+        with self._lock:
+            self._limits.setdefault(method, []).extend(retry_after)
+
+    def wait_for(self, predicate: Callable[[], bool], timeout: float = 5.0) -> bool:
+        """Poll ``predicate`` until true or ``timeout`` seconds pass."""
+        end = time.monotonic() + timeout
+        while time.monotonic() < end:
+            if predicate():
+                return True
+            time.sleep(0.01)
+        return predicate()
+
+    def posts_to(self, channel: str) -> list[dict[str, Any]]:
+        return [p for p in self.posts if p["channel"] == channel]
+
+    # -- serving -------------------------------------------------------------------------------
+
+    def _send(self, h: BaseHTTPRequestHandler, status: int, body: dict[str, Any], headers: dict[str, str] | None = None) -> None:
+        data = json.dumps(body).encode()
+        h.send_response(status)
+        h.send_header("Content-Type", "application/json; charset=utf-8")
+        h.send_header("Content-Length", str(len(data)))
+        for k, v in (headers or {}).items():
+            h.send_header(k, v)
+        h.end_headers()
+        h.wfile.write(data)
+
+    def _args(self, h: BaseHTTPRequestHandler) -> dict[str, Any]:
+        parsed = urllib.parse.urlparse(h.path)
+        args: dict[str, Any] = {k: v[-1] for k, v in urllib.parse.parse_qs(parsed.query).items()}
+        length = int(h.headers.get("Content-Length") or 0)
+        raw = h.rfile.read(length) if length else b""
+        ctype = h.headers.get("Content-Type", "")
+        if raw and "json" in ctype:
+            body = json.loads(raw)
+            if isinstance(body, dict):
+                args.update(body)
+        elif raw:
+            args.update({k: v[-1] for k, v in urllib.parse.parse_qs(raw.decode()).items()})
+        if "token" in args and not h.headers.get("Authorization"):
+            args["_token"] = args.pop("token")
+        return args
+
+    def _handle(self, h: BaseHTTPRequestHandler) -> None:
+        path = urllib.parse.urlparse(h.path).path
+        args = self._args(h)
+        if path.startswith("/response/"):
+            with self._lock:
+                self.responses.append({"path": path, **args})
+            self._send(h, 200, {"ok": True})
+            return
+        if not path.startswith("/api/"):
+            self._send(h, 404, {"ok": False, "error": "unknown_method"})
+            return
+        method = path[len("/api/"):]
+        auth = h.headers.get("Authorization", "")
+        token = auth[len("Bearer "):] if auth.startswith("Bearer ") else args.get("_token")
+        with self._lock:
+            pending = self._limits.get(method)
+            retry = pending.pop(0) if pending else None
+        if retry is not None:
+            self.calls.append((method, args, "ratelimited"))
+            self._send(h, 429, {"ok": False, "error": "ratelimited"}, {"Retry-After": str(int(retry))})
+            return
+        error: str | None
+        if not token:
+            error = SLACK_NOT_AUTHED
+        elif token != self.token:
+            error = SLACK_INVALID_AUTH
+        else:
+            error = None
+        result: dict[str, Any] = {}
+        if error is None:
+            fn = getattr(self, "_m_" + method.replace(".", "_"), None)
+            if fn is None:
+                error = "unknown_method"
+            else:
+                error, result = fn(args)
+        with self._lock:
+            self.calls.append((method, args, error))
+        self._send(h, 200, {"ok": False, "error": error} if error else {"ok": True, **result})
+
+    # -- methods -------------------------------------------------------------------------------
+
+    def _m_auth_test(self, args: dict[str, Any]) -> tuple[str | None, dict[str, Any]]:
+        return None, {"url": "https://test.slack.com/", "team": "Test", "user": "prhub", "team_id": self.team_id,
+                      "user_id": self.bot_user_id, "bot_id": self.bot_id, "is_enterprise_install": False}
+
+    def _m_conversations_open(self, args: dict[str, Any]) -> tuple[str | None, dict[str, Any]]:
+        users = str(args.get("users") or "")
+        if not users:
+            return "users_not_found", {}
+        return None, {"channel": {"id": "D" + users.split(",")[0].lstrip("UW")}}
+
+    def _m_chat_postMessage(self, args: dict[str, Any]) -> tuple[str | None, dict[str, Any]]:
+        channel = str(args.get("channel") or "")
+        if not channel or channel.startswith("C_MISSING"):
+            return "channel_not_found", {}
+        error = check_message(args)
+        if error:
+            return error, {}
+        blocks = args.get("blocks")
+        if isinstance(blocks, str):
+            blocks = json.loads(blocks)
+        meta = args.get("metadata")
+        if isinstance(meta, str):
+            meta = json.loads(meta)
+        with self._lock:
+            ts = f"{int(time.time())}.{next(self._seq):06d}"
+            post = {"channel": channel, "ts": ts, "text": args.get("text"), "blocks": blocks or [],
+                    "thread_ts": args.get("thread_ts"), "metadata": meta}
+            self.posts.append(post)
+        return None, {"channel": channel, "ts": ts, "message": {"text": args.get("text"), "ts": ts}}
+
+    def _m_conversations_history(self, args: dict[str, Any]) -> tuple[str | None, dict[str, Any]]:
+        channel = str(args.get("channel") or "")
+        oldest = float(args.get("oldest") or 0)
+        latest = float(args.get("latest") or 1e12)
+        with_meta = str(args.get("include_all_metadata", "")).lower() in ("1", "true")
+        out = []
+        for p in reversed(self.posts):
+            if p["channel"] != channel or (p["thread_ts"] and p["thread_ts"] != p["ts"]):
+                continue
+            if not oldest <= float(p["ts"]) <= latest:
+                continue
+            m = {"type": "message", "ts": p["ts"], "text": p["text"], "bot_id": self.bot_id}
+            if with_meta and p["metadata"]:
+                m["metadata"] = p["metadata"]
+            out.append(m)
+        return None, {"messages": out, "has_more": False, "response_metadata": {"next_cursor": ""}}
