@@ -13,6 +13,7 @@ import logging
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from datetime import datetime
+from datetime import timedelta, timezone
 from pathlib import Path
 from types import TracebackType
 from typing import TYPE_CHECKING, Any
@@ -25,9 +26,11 @@ from sqlalchemy.exc import ArgumentError, DBAPIError, NoSuchModuleError, SQLAlch
 
 from adapters.storage.errors import StoreError, mask_url, scrub
 from adapters.storage.schema import PULL_REQUESTS, WEEK_FETCHES, PullRequestRow
+from adapters.storage.schema import PROCESSED_EVENTS, SUBSCRIPTIONS  # chat: subscriptions, event de-duplication
 from chatbot.errors import InputError
 from chatbot.models import PullRequest
 from chatbot.ports import WeekFetch
+from chatbot.subscriptions import Subscription
 
 if TYPE_CHECKING:  # Alembic is imported when a store is opened, not with this module
     from alembic.config import Config
@@ -346,6 +349,269 @@ class SqlStore:
         with self._errors("reading PRs"), self._engine.connect() as conn:
             return list(conn.execute(select(PullRequestRow.repo).distinct().order_by(PullRequestRow.repo)).scalars())
 
+    # -- DeliveryLog (chatbot.deliveries) and health ------------------------------------------------
+
+    def ping(self) -> None:
+        """Check that the database answers (``SELECT 1``), for ``/healthz``.
+
+        Raises:
+            StoreError: the database cannot be reached.
+        """
+        with self._errors("checking"), self._engine.connect() as conn:
+            conn.execute(text("SELECT 1"))
+
+    def claim_delivery(self, key: Any, now: datetime) -> tuple[bool, Any]:
+        """Insert the delivery ``key`` (a :class:`chatbot.deliveries.DeliveryKey`) as ``sending``
+        unless its row exists (``INSERT ... ON CONFLICT DO NOTHING`` on ``uq_deliveries_key``).
+
+        Returns:
+            ``(True, row)`` when this call inserted the row, else ``(False, existing row)``; rows
+            are :class:`chatbot.deliveries.DeliveryRecord`.
+
+        Raises:
+            StoreError: a database error.
+        """
+        from adapters.storage.schema import DELIVERIES as t
+
+        _check_aware("now", now)
+        values = dict(repo=key.repo, week=key.week, platform=key.platform, destination=key.destination, kind=key.kind,
+                      part=key.part, status="sending", attempts=0, created_at=now, updated_at=now)
+        with self._errors("claiming a delivery", writing=True), self._engine.begin() as conn:
+            insert = postgresql.insert if conn.dialect.name == "postgresql" else sqlite.insert
+            stmt = insert(t).values(**values).on_conflict_do_nothing(
+                index_elements=[t.c.repo, t.c.week, t.c.platform, t.c.destination, t.c.kind, t.c.part]).returning(t.c.id)
+            won = conn.execute(stmt).first() is not None
+            row = conn.execute(select(t).where(*self._delivery_where(key))).mappings().one()
+        return won, self._delivery_record(row)
+
+    def take_over_delivery(self, key: Any, seen: Any, now: datetime) -> bool:
+        """Compare-and-set the row of ``key`` back to ``sending`` (``updated_at = now``, reason
+        cleared) only while its status and ``updated_at`` are still those of ``seen``.
+
+        Returns:
+            True when this call changed the row (the caller owns the send).
+
+        Raises:
+            StoreError: a database error.
+        """
+        from adapters.storage.schema import DELIVERIES as t
+
+        with self._errors("taking over a delivery", writing=True), self._engine.begin() as conn:
+            res = conn.execute(t.update().where(*self._delivery_where(key), t.c.status == seen.status,
+                                                t.c.updated_at == seen.updated_at)
+                               .values(status="sending", reason=None, updated_at=now))
+            return res.rowcount == 1
+
+    def touch_delivery(self, key: Any, attempts: int, now: datetime) -> None:
+        """Record attempt number ``attempts`` of ``key`` (``updated_at = now``).
+
+        Raises:
+            StoreError: a database error.
+        """
+        from adapters.storage.schema import DELIVERIES as t
+
+        with self._errors("recording a delivery attempt", writing=True), self._engine.begin() as conn:
+            conn.execute(t.update().where(*self._delivery_where(key)).values(attempts=attempts, updated_at=now))
+
+    def mark_delivery_sent(self, key: Any, message_id: str, thread_id: str | None, now: datetime) -> None:
+        """Set the row of ``key`` ``sent`` with the platform ``message_id`` and ``thread_id``.
+
+        Raises:
+            StoreError: a database error.
+        """
+        from adapters.storage.schema import DELIVERIES as t
+
+        with self._errors("recording a delivery", writing=True), self._engine.begin() as conn:
+            conn.execute(t.update().where(*self._delivery_where(key))
+                         .values(status="sent", message_id=message_id, thread_id=thread_id, reason=None, updated_at=now))
+
+    def mark_delivery_failed(self, key: Any, reason: str, now: datetime) -> None:
+        """Set the row of ``key`` ``failed`` with ``reason`` (unless it is already ``sent``).
+
+        Raises:
+            StoreError: a database error.
+        """
+        from adapters.storage.schema import DELIVERIES as t
+
+        with self._errors("recording a failed delivery", writing=True), self._engine.begin() as conn:
+            conn.execute(t.update().where(*self._delivery_where(key), t.c.status != "sent")
+                         .values(status="failed", reason=reason[:500], updated_at=now))
+
+    def deliveries_of(self, repo: str, week: str, kind: str | None = None) -> list[Any]:
+        """Delivery-log rows of ``repo`` and ``week`` (of ``kind`` when given), as
+        :class:`chatbot.deliveries.DeliveryRecord`, ordered by platform, destination, kind, part.
+
+        Raises:
+            StoreError: a database error.
+        """
+        from adapters.storage.schema import DELIVERIES as t
+
+        stmt = select(t).where(t.c.repo == repo, t.c.week == week)
+        if kind is not None:
+            stmt = stmt.where(t.c.kind == kind)
+        stmt = stmt.order_by(t.c.platform, t.c.destination, t.c.kind, t.c.part)
+        with self._errors("reading the delivery log"), self._engine.connect() as conn:
+            return [self._delivery_record(r) for r in conn.execute(stmt).mappings().all()]
+
+    def subscriptions_for_repo(self, repo: str) -> list[Any]:
+        """Every subscription to ``repo`` (normalised), as :class:`chatbot.subscriptions.Subscription`,
+        ordered by platform, workspace, subscriber kind, subscriber and module.
+
+        Raises:
+            StoreError: a database error.
+        """
+        from adapters.storage.schema import SUBSCRIPTIONS as s
+        from chatbot.subscriptions import Subscription, normalise
+
+        stmt = (select(s).where(s.c.repo == normalise(repo))
+                .order_by(s.c.platform, s.c.workspace, s.c.subscriber_kind, s.c.subscriber_id, s.c.module))
+        with self._errors("reading subscriptions"), self._engine.connect() as conn:
+            rows = conn.execute(stmt).mappings().all()
+        return [Subscription(platform=r["platform"], workspace=r["workspace"], kind=r["subscriber_kind"],
+                             subscriber=r["subscriber_id"], repo=r["repo"], module=r["module"]) for r in rows]
+
+    @staticmethod
+    def _delivery_where(key: Any) -> list[Any]:
+        from adapters.storage.schema import DELIVERIES as t
+
+        return [t.c.repo == key.repo, t.c.week == key.week, t.c.platform == key.platform,
+                t.c.destination == key.destination, t.c.kind == key.kind, t.c.part == key.part]
+
+    @staticmethod
+    def _delivery_record(r: Any) -> Any:
+        from chatbot.deliveries import DeliveryKey, DeliveryRecord
+
+        key = DeliveryKey(r["repo"], r["week"], r["platform"], r["destination"], r["kind"], r["part"])
+        return DeliveryRecord(key=key, status=r["status"], message_id=r["message_id"], thread_id=r["thread_id"],
+                              attempts=r["attempts"], reason=r["reason"], created_at=r["created_at"],
+                              updated_at=r["updated_at"])
+
+    # -- SubscriptionBook (chatbot.subscriptions) ---------------------------------------------
+
+    def _insert(self, conn: Connection) -> Any:
+        return postgresql.insert if conn.dialect.name == "postgresql" else sqlite.insert
+
+    def subscribe(self, sub: Subscription) -> bool:
+        """Add a subscription: ``INSERT ... ON CONFLICT DO NOTHING`` on ``uq_subscriptions_key``.
+
+        Idempotent under repeats and races (two workers subscribing at once leave one row); module
+        and repo arrive normalised (:class:`~chatbot.subscriptions.Subscription` does it).
+
+        Returns:
+            True when the row is new, False when it already existed.
+
+        Raises:
+            StoreError: a database error.
+        """
+        t = SUBSCRIPTIONS
+        row = {"platform": sub.platform, "workspace": sub.workspace, "subscriber_kind": sub.kind,
+               "subscriber_id": sub.subscriber, "repo": sub.repo, "module": sub.module,
+               "created_at": datetime.now(timezone.utc)}
+        with self._errors("subscribing", writing=True), self._engine.begin() as conn:
+            stmt = (
+                self._insert(conn)(t).values(row)
+                .on_conflict_do_nothing(index_elements=[t.c.platform, t.c.workspace, t.c.subscriber_kind,
+                                                        t.c.subscriber_id, t.c.repo, t.c.module])
+                .returning(t.c.id)
+            )
+            return conn.execute(stmt).first() is not None
+
+    def unsubscribe(self, sub: Subscription) -> bool:
+        """Remove a subscription.
+
+        Returns:
+            True when it existed.
+
+        Raises:
+            StoreError: a database error.
+        """
+        t = SUBSCRIPTIONS
+        stmt = t.delete().where(t.c.platform == sub.platform, t.c.workspace == sub.workspace,
+                                t.c.subscriber_kind == sub.kind, t.c.subscriber_id == sub.subscriber,
+                                t.c.repo == sub.repo, t.c.module == sub.module)
+        with self._errors("unsubscribing", writing=True), self._engine.begin() as conn:
+            return (conn.execute(stmt).rowcount or 0) > 0
+
+    def subscriptions_of(self, platform: str, workspace: str, kind: str, subscriber: str, repo: str) -> list[Subscription]:
+        """The subscriptions of one subscriber to ``repo`` (normalised here), ordered by module.
+
+        Raises:
+            StoreError: a database error.
+        """
+        t = SUBSCRIPTIONS
+        stmt = (select(t).where(t.c.platform == platform, t.c.workspace == workspace, t.c.subscriber_kind == kind,
+                                t.c.subscriber_id == subscriber, t.c.repo == " ".join(repo.split()).casefold())
+                .order_by(t.c.module))
+        with self._errors("reading subscriptions"), self._engine.connect() as conn:
+            return [_subscription(r) for r in conn.execute(stmt).mappings()]
+
+    def subscriptions_to(self, repo: str, module: str | None = None) -> list[Subscription]:
+        """Every subscription to ``repo`` (to one ``module`` when given), ordered by platform,
+        workspace, kind, subscriber and module: the fan-out list of a digest.
+
+        Raises:
+            StoreError: a database error.
+        """
+        t = SUBSCRIPTIONS
+        stmt = select(t).where(t.c.repo == " ".join(repo.split()).casefold())
+        if module is not None:
+            stmt = stmt.where(t.c.module == " ".join(module.split()).casefold())
+        stmt = stmt.order_by(t.c.platform, t.c.workspace, t.c.subscriber_kind, t.c.subscriber_id, t.c.module)
+        with self._errors("reading subscriptions"), self._engine.connect() as conn:
+            return [_subscription(r) for r in conn.execute(stmt).mappings()]
+
+    # -- inbound event de-duplication (chatbot.events.EventLog) -------------------------------
+
+    def claim_event(self, platform: str, key: str, now: datetime) -> bool:
+        """Record an inbound chat event as accepted for processing, once.
+
+        ``INSERT ... ON CONFLICT DO NOTHING`` on ``(platform, event_key)``: across retries,
+        twins, replicas and restarts exactly one caller gets True. Keys longer than 255 chars are
+        replaced by their SHA-256.
+
+        Args:
+            platform: ``slack`` or ``feishu``.
+            key: the event's de-duplication key (``T_TEST:C_DIGEST:1718000000.000100``, ``om_...``).
+            now: the bot's clock (aware).
+
+        Returns:
+            True for the first claim of ``key``; False when it was claimed before.
+
+        Raises:
+            ValueError: ``now`` is naive.
+            StoreError: a database error.
+        """
+        _check_aware("now", now)
+        if len(key) > 255:
+            key = "sha256:" + hashlib.sha256(key.encode("utf-8")).hexdigest()
+        t = PROCESSED_EVENTS
+        with self._errors("recording an event", writing=True), self._engine.begin() as conn:
+            stmt = (self._insert(conn)(t).values(platform=platform, event_key=key, received_at=now)
+                    .on_conflict_do_nothing(index_elements=[t.c.platform, t.c.event_key])
+                    .returning(t.c.event_key))
+            return conn.execute(stmt).first() is not None
+
+    def purge_events(self, now: datetime, retention: timedelta = timedelta(hours=8)) -> int:
+        """Forget events received before ``now - retention``.
+
+        Args:
+            now: the bot's clock (aware).
+            retention: how long events are kept; at least 7 hours (Feishu re-pushes for 6 h).
+
+        Returns:
+            How many records were deleted.
+
+        Raises:
+            ValueError: ``retention`` under 7 hours, or ``now`` naive.
+            StoreError: a database error.
+        """
+        _check_aware("now", now)
+        if retention < timedelta(hours=7):
+            raise ValueError(f"event retention {retention} is under 7 hours: re-deliveries would be answered again")
+        t = PROCESSED_EVENTS
+        with self._errors("purging events", writing=True), self._engine.begin() as conn:
+            return conn.execute(t.delete().where(t.c.received_at < now - retention)).rowcount or 0
+
     # -- internals -----------------------------------------------------------------------------
 
     def _upsert(self, conn: Connection, repo: str, prs: Sequence[PullRequest]) -> tuple[int, int]:
@@ -376,6 +642,11 @@ class SqlStore:
                 else:
                     updated += 1
         return inserted, updated
+
+
+def _subscription(r: Any) -> Subscription:
+    return Subscription(platform=r["platform"], workspace=r["workspace"], kind=r["subscriber_kind"],
+                        subscriber=r["subscriber_id"], repo=r["repo"], module=r["module"])
 
 
 def _normalize(parsed: URL, shown: str) -> URL:

@@ -1,0 +1,415 @@
+"""Wiring of the scheduled bot: config + store + deliveries -> digest builder, job, scheduler, server.
+
+``prhub jobs``, ``prhub run-job weekly`` and ``prhub serve`` go through here. The scheduler package
+gets everything injected (deliveries, the store as delivery log and subscriber directory, a clock,
+a sleeper); this module is the only one that knows the concrete adapters.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import signal
+import threading
+import time
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from chatbot.digest import build_digest
+from chatbot.errors import InputError
+from chatbot.models import Digest, PullRequest
+from chatbot.ports import ChatDelivery, Clock
+from chatbot.rules import Rules, load_rules, shipped_rules, shipped_rules_names
+from chatbot.weeks import IsoWeek, load_zone
+from prhub import bootstrap
+from scheduler.config import LoadedConfig, RepositoryConfig
+from scheduler.delivery import Deliverer, Sleeper, Stopping
+from scheduler.jobs import DigestBuilder, DigestJob
+from scheduler.metrics import METRICS, Metrics
+from scheduler.service import DigestScheduler
+
+if TYPE_CHECKING:
+    from adapters.storage import SqlStore
+
+log = logging.getLogger(__name__)
+
+
+class SystemClock:
+    """The wall clock, aware UTC."""
+
+    def now(self) -> datetime:
+        return datetime.now(timezone.utc)
+
+
+class StopSleeper:
+    """Sleeps between delivery attempts; :meth:`stop` (SIGTERM) cuts every sleep short with :class:`Stopping`."""
+
+    def __init__(self) -> None:
+        self.stopped = threading.Event()
+
+    def __call__(self, seconds: float) -> None:
+        if self.stopped.wait(max(0.0, seconds)):
+            raise Stopping("shutting down")
+
+    def stop(self) -> None:
+        self.stopped.set()
+
+
+# -- the digest of a configured repository -----------------------------------------------------------
+
+
+def repo_rules(loaded: LoadedConfig, cfg: RepositoryConfig) -> Rules:
+    """The repository's rules: a shipped rules name (``generic``), a file relative to the config, or
+    the shipped rules for the repository.
+
+    Raises:
+        RulesError: the file cannot be read or does not validate.
+    """
+    if cfg.rules is None:
+        return bootstrap.rules_for(cfg.repo, None)
+    if cfg.rules in shipped_rules_names() and not loaded.resolve(cfg.rules).exists():
+        return shipped_rules(cfg.rules)
+    return load_rules(loaded.resolve(cfg.rules))
+
+
+def week_file(loaded: LoadedConfig, cfg: RepositoryConfig, week: IsoWeek) -> Path:
+    """The gh-JSON export of ``week`` for a ``source: file`` repository (the pattern with ``{week}``)."""
+    return loaded.resolve((cfg.path or "").replace("{week}", str(week)))
+
+
+def digest_builder(loaded: LoadedConfig, store: SqlStore | None) -> DigestBuilder:
+    """The :data:`DigestBuilder` of the configured repositories.
+
+    ``source: file`` reads the week's export (and the previous week's, when present, as context for
+    reverts and follow-ups) and upserts the PRs into the store (for chat queries); ``source: github``
+    fetches the week into the store (0 requests when final) and reads it back with its context days.
+
+    The builder raises InputError (missing file, no GITHUB_TOKEN), RateLimitedError and the other
+    source/store errors.
+    """
+    from adapters.export.ghjson import load_exports
+
+    rules_cache: dict[str, Rules] = {}
+    prs_cache: dict[tuple[str, str], list[PullRequest]] = {}
+
+    def prs_of(cfg: RepositoryConfig, week: IsoWeek) -> list[PullRequest]:
+        key = (cfg.repo, str(week))
+        if key in prs_cache:
+            return prs_cache[key]
+        if cfg.source == "file":
+            path = week_file(loaded, cfg, week)
+            if not path.is_file():
+                raise InputError(f"{cfg.repo} {week}: no export at {path} (source: file, path: {cfg.path})")
+            paths = [str(path)]
+            prev = week_file(loaded, cfg, week.previous())
+            if prev.is_file():
+                paths.insert(0, str(prev))
+            prs = load_exports(paths, skip_invalid=True).prs
+            if store is not None:
+                store.upsert_prs(cfg.repo, prs)
+        else:
+            if store is None:
+                raise InputError("source: github needs the PR store (PRHUB_DATABASE_URL)")
+            bootstrap.fetch_week(bootstrap.github_source(), store, cfg.repo, week, cfg.week_tz)
+            start, end = week.utc_window(load_zone(cfg.week_tz))
+            prs = store.merged_between(cfg.repo, start - timedelta(days=bootstrap.CONTEXT_DAYS), end)
+        prs_cache.clear()  # keep one week: a long-running server must not grow
+        prs_cache[key] = prs
+        return prs
+
+    def build(cfg: RepositoryConfig, week: IsoWeek, lang: str) -> Digest:
+        if cfg.repo not in rules_cache:
+            rules_cache[cfg.repo] = repo_rules(loaded, cfg)
+        return build_digest(prs_of(cfg, week), repo=cfg.repo, week=week, rules=rules_cache[cfg.repo], tz=cfg.week_tz,
+                            lang=lang, generated_at=datetime.now(timezone.utc))
+
+    return build
+
+
+def public_report_url() -> Callable[[str, str], str | None]:
+    """``(repo, week) -> {PRHUB_PUBLIC_URL}/reports/{owner}/{name}/{week}`` (None without the variable)."""
+    from prhub.chat import report_url
+
+    return lambda repo, week: report_url(repo, week)
+
+
+def check_deliveries(loaded: LoadedConfig, deliveries: dict[str, ChatDelivery]) -> None:
+    """Fail early when a destination's platform has no credentials.
+
+    Raises:
+        InputError: e.g. a Slack destination without ``SLACK_BOT_TOKEN``.
+    """
+    env = {"slack": "SLACK_BOT_TOKEN", "feishu": "FEISHU_APP_ID and FEISHU_APP_SECRET"}
+    for r in loaded.config.repositories:
+        for d in r.destinations:
+            if d.platform not in deliveries:
+                raise InputError(f"{r.repo} posts to {d.platform}:{d.target} but {env[d.platform]} is not set: export it")
+
+
+@dataclass
+class Bot:
+    """The wired bot: the job, the scheduler (not started), the store and the sleeper to stop."""
+
+    loaded: LoadedConfig
+    store: Any
+    job: DigestJob
+    scheduler: DigestScheduler
+    sleeper: Any
+    metrics: Metrics
+
+
+def create_bot(loaded: LoadedConfig, store: Any, deliveries: dict[str, ChatDelivery], *, clock: Clock | None = None,
+               sleep: Sleeper | None = None, build: DigestBuilder | None = None, metrics: Metrics = METRICS,
+               report_url: Callable[[str, str], str | None] | None = None) -> Bot:
+    """Wire the job and the scheduler around ``store`` (delivery log, subscriptions, PRs) and ``deliveries``."""
+    clock = clock or SystemClock()
+    sleeper = sleep or StopSleeper()
+    cfg = loaded.config
+    deliverer = Deliverer(store, deliveries, clock=clock, sleep=sleeper, settings=cfg.delivery, metrics=metrics)
+    subscribers = store if hasattr(store, "subscriptions_for_repo") else None
+    job = DigestJob(cfg, build=build or digest_builder(loaded, store), deliverer=deliverer, clock=clock,
+                    subscribers=subscribers, report_url=report_url or public_report_url(), metrics=metrics)
+    sched = DigestScheduler(cfg, job, clock=clock, delivery_log=store)
+    return Bot(loaded, store, job, sched, sleeper, metrics)
+
+
+def settings_for(loaded: LoadedConfig) -> Any:
+    """The environment settings (tokens, API URLs), with the config's admins added to the env's.
+
+    Raises:
+        prhub.settings.SettingsError: an invalid variable.
+    """
+    from prhub.settings import load_settings
+
+    base = load_settings()
+    admins = loaded.config.admins
+    return load_settings(
+        prhub_slack_admins=tuple(dict.fromkeys((*base.prhub_slack_admins, *admins.slack))),
+        prhub_feishu_admins=tuple(dict.fromkeys((*base.prhub_feishu_admins, *admins.feishu))),
+    )
+
+
+def platform_deliveries(settings: Any) -> dict[str, ChatDelivery]:
+    """``SlackDelivery``/``FeishuDelivery`` for the platforms whose credentials are set."""
+    from prhub.web import create_deliveries
+
+    return create_deliveries(settings)
+
+
+# -- prhub jobs / run-job --------------------------------------------------------------------------
+
+
+def parse_now(value: str | None) -> datetime:
+    """``--now`` (ISO 8601 with offset; ``Z`` accepted) or the current time, aware UTC.
+
+    Raises:
+        InputError: not an ISO date-time with an offset.
+    """
+    if value is None:
+        return datetime.now(timezone.utc)
+    try:
+        dt = datetime.fromisoformat(value.replace("Z", "+00:00"))
+    except ValueError:
+        raise InputError(f"--now {value!r}: not an ISO 8601 date-time such as 2026-03-05T12:00:00+08:00") from None
+    if dt.tzinfo is None:
+        raise InputError(f"--now {value!r}: add a UTC offset, e.g. 2026-03-05T12:00:00Z")
+    return dt.astimezone(timezone.utc)
+
+
+def jobs_table(loaded: LoadedConfig, now: datetime, *, count: int = 1) -> list[dict[str, Any]]:
+    """The configured jobs and their next ``count`` run times after ``now`` (ISO, in the job's zone
+    and in UTC), as rows for ``prhub jobs``."""
+    from scheduler.service import next_fire_time
+
+    rows = []
+    for r in loaded.config.repositories:
+        trig = r.schedule.trigger()
+        runs: list[datetime] = []
+        t = next_fire_time(trig, now)
+        while t is not None and len(runs) < count:
+            runs.append(t)
+            t = trig.get_next_fire_time(t, t + timedelta(seconds=1))
+        rows.append({
+            "id": r.job_id, "repo": r.repo, "schedule": r.schedule.crontab, "timezone": r.schedule.timezone,
+            "next_runs": [x.isoformat() for x in runs],
+            "next_runs_utc": [x.astimezone(timezone.utc).isoformat().replace("+00:00", "Z") for x in runs],
+            "week_tz": r.week_tz,
+            "destinations": [f"{d.platform}:{d.target}" for d in r.destinations],
+        })
+    return rows
+
+
+def run_job_once(loaded: LoadedConfig, repo: str, week: IsoWeek | None, *, db: str | None,
+                 deliveries: dict[str, ChatDelivery] | None = None) -> Any:
+    """``prhub run-job weekly``: run the weekly job of ``repo`` now (for ``week``, default the week
+    that ended), without the scheduler. Returns the :class:`scheduler.jobs.JobReport`.
+
+    Raises:
+        InputError: the repository is not configured, or a destination's platform has no credentials.
+        adapters.storage.StoreError: the store cannot be opened.
+    """
+    loaded.config.repository(repo)
+    if deliveries is None:
+        deliveries = platform_deliveries(settings_for(loaded))
+    check_deliveries(loaded, deliveries)
+    with bootstrap.open_store(db) as store:
+        bot = create_bot(loaded, store, deliveries)
+        return bot.job.run(repo, week=week)
+
+
+def report_lines(report: Any) -> Iterable[str]:
+    """Human lines for a :class:`JobReport`."""
+    yield f"{report.repo} {report.week}: {report.status}"
+    for out in [*report.digests, *report.slices]:
+        parts = ", ".join(f"{p.key.part}:{p.status}{' (already)' if p.already else ''}" for p in out.parts)
+        yield f"  {out.kind} {out.destination.platform}:{out.destination.target}: {out.status} [{parts}]"
+    for p in report.problems:
+        yield f"  problem: {p}"
+
+
+# -- prhub serve -----------------------------------------------------------------------------------
+
+
+def health(bot: Bot) -> tuple[int, dict[str, Any]]:
+    """``GET /healthz``: (status code, JSON body). 200 when the store answers and the scheduler runs."""
+    body: dict[str, Any] = {}
+    ok = True
+    try:
+        bot.store.ping()
+        body["store"] = "ok"
+    except Exception as exc:
+        ok = False
+        body["store"] = f"error: {getattr(exc, 'user_message', type(exc).__name__)}"
+    running = bot.scheduler.running
+    body["scheduler"] = "running" if running else "stopped"
+    ok = ok and running
+    body["jobs"] = [
+        {"id": j.job_id, "repo": j.repo, "schedule": j.schedule, "timezone": j.timezone,
+         "next_run": j.next_run.isoformat() if j.next_run else None}
+        for j in (bot.scheduler.jobs() if running else [])
+    ]
+    body["status"] = "ok" if ok else "unhealthy"
+    return (200 if ok else 503), body
+
+
+def create_web_app(bot: Bot, chat_app: Any = None) -> Any:
+    """The Flask app of ``prhub serve``: ``/healthz``, ``/metrics``, and everything else to ``chat_app``
+    (the Slack and Feishu endpoints of :func:`prhub.web.create_app`)."""
+    from flask import Flask, Response
+
+    app = Flask("prhub")
+
+    @app.get("/healthz")
+    def healthz() -> Response:
+        code, body = health(bot)
+        return Response(json.dumps(body, ensure_ascii=False) + "\n", status=code, mimetype="application/json")
+
+    @app.get("/metrics")
+    def metrics() -> Response:
+        extra = []
+        if bot.scheduler.running:
+            extra.append("# HELP prhub_scheduler_next_run_timestamp_seconds Next run of each digest job (Unix time).")
+            extra.append("# TYPE prhub_scheduler_next_run_timestamp_seconds gauge")
+            for j in bot.scheduler.jobs():
+                if j.next_run is not None:
+                    extra.append(f'prhub_scheduler_next_run_timestamp_seconds{{repo="{j.repo}"}} {j.next_run.timestamp():.0f}')
+        return Response(bot.metrics.render(extra), mimetype="text/plain; version=0.0.4; charset=utf-8")
+
+    if chat_app is not None:
+        own = app.wsgi_app
+
+        def route(environ: dict[str, Any], start_response: Callable[..., Any]) -> Any:
+            path = environ.get("PATH_INFO", "")
+            if path in ("/healthz", "/metrics"):
+                return own(environ, start_response)
+            return chat_app(environ, start_response)
+
+        app.wsgi_app = route  # type: ignore[method-assign]
+    return app
+
+
+def serve(loaded: LoadedConfig, *, db: str | None, host: str | None = None, port: int | None = None,
+          ready: Callable[[int], None] | None = None) -> None:
+    """``prhub serve``: one process: the WSGI app under waitress, the scheduler in one background thread.
+
+    SIGTERM/SIGINT: the server stops taking requests, sleeps between delivery attempts are cut
+    short (their parts stay ``sending`` and are reconciled at the next start), the running job ends,
+    then the process exits 0.
+
+    Raises:
+        InputError / SettingsError: bad config or environment; StoreError: the store cannot be opened.
+    """
+    from waitress.server import create_server
+
+    settings = settings_for(loaded)
+    deliveries = platform_deliveries(settings)
+    check_deliveries(loaded, deliveries)
+    store = bootstrap.open_store(db)
+    bot = create_bot(loaded, store, deliveries)
+    chat_app = None
+    try:
+        from prhub.web import create_app
+
+        chat_app = create_app(settings, store, fallback=_reports_app(store, settings, loaded))
+    except ImportError as exc:  # pragma: no cover - the chat endpoints are optional
+        log.warning("chat endpoints not mounted: %s", exc)
+    app = create_web_app(bot, chat_app)
+    srv = loaded.config.server
+    server = create_server(app, host=host or srv.host, port=port if port is not None else srv.port, threads=srv.threads,
+                           ident="prhub")
+    stopping = threading.Event()
+
+    def on_signal(signum: int, frame: Any) -> None:
+        if stopping.is_set():
+            return
+        stopping.set()
+        log.warning("signal %d: shutting down", signum)
+        bot.sleeper.stop()
+        server.close()
+        raise SystemExit(0)
+
+    old = {s: signal.signal(s, on_signal) for s in (signal.SIGTERM, signal.SIGINT)}
+    bot.scheduler.start()
+    actual_port = int(server.effective_port)  # type: ignore[attr-defined]
+    log.info("prhub serve: listening on %s:%d; jobs: %s", server.effective_host, actual_port,  # type: ignore[attr-defined]
+             ", ".join(f"{j.repo} next {j.next_run}" for j in bot.scheduler.jobs()))
+    if ready is not None:
+        ready(actual_port)
+    try:
+        server.run()
+    except SystemExit:
+        pass
+    finally:
+        bot.sleeper.stop()
+        bot.scheduler.shutdown(wait=True)
+        store.close()
+        for s, h in old.items():
+            signal.signal(s, h)
+        log.info("prhub serve: stopped")
+
+
+def _reports_app(store: Any, settings: Any, loaded: LoadedConfig) -> Any:
+    """The report pages (``/reports/{owner}/{name}/...``) over the store, each configured repository
+    with its own rules and week zone (the first repository's zone for the archive listing)."""
+    from prhub.report import create_reports_app
+
+    by_repo = {r.repo.casefold(): r for r in loaded.config.repositories}
+
+    def rules_for(repo: str) -> Rules:
+        cfg = by_repo.get(repo.casefold())
+        return repo_rules(loaded, cfg) if cfg is not None else bootstrap.rules_for(repo, None)
+
+    tz = loaded.config.repositories[0].week_tz
+    return create_reports_app(store, default_lang=settings.prhub_default_lang, tz=tz, rules_for=rules_for)
+
+
+def configure_logging() -> None:
+    """Log lines to stderr (``PRHUB_LOG_LEVEL``, default INFO), times in UTC."""
+    level = os.environ.get("PRHUB_LOG_LEVEL", "INFO").upper()
+    logging.basicConfig(level=getattr(logging, level, logging.INFO),
+                        format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    logging.Formatter.converter = time.gmtime

@@ -1,0 +1,433 @@
+"""The bot's configuration file: repositories, destinations, schedules, admins, delivery settings.
+
+One YAML file (``--config FILE`` or ``PRHUB_CONFIG``) validated with pydantic (``extra="forbid"``:
+a misspelt key is an error naming it). Secrets (tokens, signing secrets, database passwords) never
+live here: they stay in the environment (see ``prhub/settings.py``).
+
+Schedules are a 5-field crontab string with **crontab's** weekday numbering (0 or 7 = Sunday,
+1 = Monday ... 6 = Saturday) or ``weekly: "mon 09:00"``. Numeric weekdays are mapped to names
+before APScheduler sees them: APScheduler's own numbering is 0 = Monday, so
+``CronTrigger.from_crontab("0 9 * * 1")`` would fire on Tuesdays (BR-11).
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any, Literal
+
+import yaml
+from apscheduler.triggers.cron import CronTrigger
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+
+from chatbot.errors import InputError
+from chatbot.weeks import load_zone
+
+CONFIG_ENV = "PRHUB_CONFIG"
+"""Environment variable naming the config file when ``--config`` is not given."""
+
+DAY_NAMES = ("sun", "mon", "tue", "wed", "thu", "fri", "sat")
+"""Crontab weekday numbers 0..6 as APScheduler's weekday names (7 is Sunday too)."""
+
+_REPO_RE = re.compile(r"^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$")
+_WEEKLY_RE = re.compile(r"^\s*([A-Za-z]{3})[a-z]*\s+(\d{1,2}):(\d{2})\s*$")
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+# --------------------------------------------------------------------------------------------
+# Crontab -> APScheduler CronTrigger
+# --------------------------------------------------------------------------------------------
+
+
+def _dow_number(token: str, expr: str) -> int:
+    t = token.strip().lower()
+    if t.isdigit():
+        n = int(t)
+        if not 0 <= n <= 7:
+            raise ValueError(f"weekday {token!r} in {expr!r} is out of range: use 0-7 (0 and 7 = Sunday) or mon..sun")
+        return n % 7
+    if t[:3] in DAY_NAMES and len(t) >= 3:
+        return DAY_NAMES.index(t[:3])
+    raise ValueError(f"weekday {token!r} in {expr!r}: use 0-7 (0 and 7 = Sunday) or mon..sun")
+
+
+def crontab_weekdays(expr: str) -> str:
+    """A crontab day-of-week field as an APScheduler ``day_of_week`` expression of day names.
+
+    Crontab numbering: 0 and 7 are Sunday, 1 Monday ... 6 Saturday; names (``mon``) are accepted.
+    Lists, ranges and steps are expanded to an explicit comma list (``1-5`` ->
+    ``mon,tue,wed,thu,fri``; ``*/2`` -> ``sun,tue,thu,sat``), so APScheduler's own numbering
+    (0 = Monday) never applies.
+
+    Raises:
+        ValueError: a malformed field or a weekday out of range.
+    """
+    expr = expr.strip().lower()
+    if expr in ("*", "?"):
+        return "*"
+    days: set[int] = set()
+    for item in expr.split(","):
+        item = item.strip()
+        if not item:
+            raise ValueError(f"empty item in weekday field {expr!r}")
+        rng, _, step_s = item.partition("/")
+        step = 1
+        if step_s:
+            if not step_s.isdigit() or int(step_s) < 1:
+                raise ValueError(f"bad step {step_s!r} in weekday field {expr!r}")
+            step = int(step_s)
+        if rng == "*":
+            lo, hi = 0, 6
+        elif "-" in rng:
+            a, b = rng.split("-", 1)
+            lo, hi = _dow_number(a, expr), _dow_number(b, expr)
+            if b.strip() == "7":
+                hi = 7
+            if hi < lo:
+                raise ValueError(f"weekday range {rng!r} in {expr!r} runs backwards")
+        else:
+            lo = _dow_number(rng, expr)
+            hi = 6 if step_s else lo
+        days.update(n % 7 for n in range(lo, hi + 1, step))
+    return ",".join(DAY_NAMES[d] for d in sorted(days, key=lambda d: (d - 1) % 7))
+
+
+def cron_trigger(crontab: str, timezone: str) -> CronTrigger:
+    """A :class:`CronTrigger` for a 5-field crontab string in IANA ``timezone`` (crontab weekdays).
+
+    Raises:
+        ValueError: not 5 fields, a bad field, both day-of-month and day-of-week restricted (crontab
+            would OR them, APScheduler ANDs them: give one), or an unknown time zone.
+    """
+    fields = crontab.split()
+    if len(fields) != 5:
+        raise ValueError(f"crontab {crontab!r} must have 5 fields: minute hour day-of-month month day-of-week")
+    minute, hour, dom, month, dow = fields
+    if dom not in ("*", "?") and dow not in ("*", "?"):
+        raise ValueError(f"crontab {crontab!r} restricts both day-of-month and day-of-week: give only one")
+    try:
+        zone = load_zone(timezone)
+    except InputError as exc:
+        raise ValueError(exc.user_message) from None
+    try:
+        return CronTrigger(minute=minute, hour=hour, day=dom, month=month, day_of_week=crontab_weekdays(dow), timezone=zone)
+    except ValueError as exc:
+        raise ValueError(f"crontab {crontab!r}: {exc}") from None
+
+
+def weekly_crontab(weekly: str) -> str:
+    """``"mon 09:00"`` as the crontab ``"0 9 * * mon"``.
+
+    Raises:
+        ValueError: not ``DAY HH:MM`` with a valid day name and time.
+    """
+    m = _WEEKLY_RE.match(weekly)
+    if not m or m.group(1).lower() not in DAY_NAMES:
+        raise ValueError(f"weekly {weekly!r}: use DAY HH:MM, e.g. 'mon 09:00'")
+    hour, minute = int(m.group(2)), int(m.group(3))
+    if hour > 23 or minute > 59:
+        raise ValueError(f"weekly {weekly!r}: time out of range")
+    return f"{minute} {hour} * * {m.group(1).lower()}"
+
+
+# --------------------------------------------------------------------------------------------
+# The file's models
+# --------------------------------------------------------------------------------------------
+
+
+class Schedule(_Model):
+    """When a repository's digest is posted.
+
+    Attributes:
+        cron: 5-field crontab (crontab weekdays: 0/7 = Sunday, 1 = Monday), e.g. ``"0 9 * * 1"``.
+        weekly: instead of ``cron``: ``"mon 09:00"``.
+        timezone: IANA zone the schedule is read in (default ``UTC``).
+        misfire_grace_seconds: a firing up to this late still runs (APScheduler ``misfire_grace_time``).
+        catch_up_grace_seconds: at start, a missed firing whose week was not delivered runs once if
+            it is at most this old; None (default): until the next firing.
+    """
+
+    cron: str | None = None
+    weekly: str | None = None
+    timezone: str = "UTC"
+    misfire_grace_seconds: int = Field(default=3600, ge=1)
+    catch_up_grace_seconds: int | None = Field(default=None, ge=0)
+
+    @field_validator("timezone")
+    @classmethod
+    def _zone(cls, v: str) -> str:
+        try:
+            load_zone(v)
+        except InputError as exc:
+            raise ValueError(exc.user_message) from None
+        return v
+
+    @model_validator(mode="after")
+    def _one(self) -> Schedule:
+        if (self.cron is None) == (self.weekly is None):
+            raise ValueError("give exactly one of cron (e.g. '0 9 * * 1') or weekly (e.g. 'mon 09:00')")
+        self.trigger()  # validates
+        return self
+
+    @property
+    def crontab(self) -> str:
+        """The schedule as a crontab string (``weekly`` converted)."""
+        return self.cron if self.cron is not None else weekly_crontab(self.weekly or "")
+
+    def trigger(self) -> CronTrigger:
+        """The APScheduler trigger (weekday numbers mapped to names).
+
+        Raises:
+            ValueError: an invalid schedule.
+        """
+        return cron_trigger(self.crontab, self.timezone)
+
+
+class DestinationConfig(_Model):
+    """One chat that receives a repository's digest: exactly one of ``slack`` or ``feishu``.
+
+    Attributes:
+        slack: Slack channel id (``C0123``).
+        feishu: Feishu chat id (``oc_...``).
+        lang: language of the cards (``en`` or ``zh``).
+        workspace: Slack team id / Feishu tenant key (optional).
+    """
+
+    slack: str | None = None
+    feishu: str | None = None
+    lang: Literal["en", "zh"] = "en"
+    workspace: str = ""
+
+    @model_validator(mode="after")
+    def _one(self) -> DestinationConfig:
+        if (self.slack is None) == (self.feishu is None):
+            raise ValueError("give exactly one of slack: CHANNEL_ID or feishu: CHAT_ID")
+        if not (self.slack or self.feishu or "").strip():
+            raise ValueError("empty channel/chat id")
+        return self
+
+    @property
+    def platform(self) -> str:
+        """``slack`` or ``feishu``."""
+        return "slack" if self.slack is not None else "feishu"
+
+    @property
+    def target(self) -> str:
+        """The channel or chat id."""
+        return (self.slack if self.slack is not None else self.feishu) or ""
+
+
+class RepositoryConfig(_Model):
+    """One repository: where its PRs come from, its rules, its schedule and destinations.
+
+    Attributes:
+        repo: ``owner/name``.
+        rules: rules YAML path (relative to the config file); default: the shipped rules for the repo.
+        source: ``github`` (the GitHub API, token in ``GITHUB_TOKEN``) or ``file``.
+        path: with ``source: file``: a gh-JSON export path pattern with ``{week}`` (``data/{week}.json``),
+            relative to the config file.
+        week_tz: IANA zone of the ISO-week windows (default ``UTC``).
+        schedule: when the digest is posted.
+        destinations: chats that receive it (at least one).
+    """
+
+    repo: str
+    rules: str | None = None
+    source: Literal["github", "file"] = "github"
+    path: str | None = None
+    week_tz: str = "UTC"
+    schedule: Schedule
+    destinations: tuple[DestinationConfig, ...] = Field(min_length=1)
+
+    @field_validator("repo")
+    @classmethod
+    def _repo(cls, v: str) -> str:
+        if not _REPO_RE.match(v):
+            raise ValueError(f"{v!r} is not owner/name")
+        return v
+
+    @field_validator("week_tz")
+    @classmethod
+    def _zone(cls, v: str) -> str:
+        try:
+            load_zone(v)
+        except InputError as exc:
+            raise ValueError(exc.user_message) from None
+        return v
+
+    @model_validator(mode="after")
+    def _source(self) -> RepositoryConfig:
+        if self.source == "file":
+            if not self.path or "{week}" not in self.path:
+                raise ValueError("source: file needs path: a pattern with {week}, e.g. data/{week}.json")
+        elif self.path is not None:
+            raise ValueError("path is only for source: file")
+        return self
+
+    @property
+    def job_id(self) -> str:
+        """The stable APScheduler job id ``digest:<owner>/<name>``."""
+        return f"digest:{self.repo}"
+
+
+class Admins(_Model):
+    """Who is told about failed deliveries (and may manage channel subscriptions), per platform."""
+
+    slack: tuple[str, ...] = ()
+    feishu: tuple[str, ...] = ()
+
+
+class SubscriptionSettings(_Model):
+    """Per-module subscription slices sent after the weekly post.
+
+    Attributes:
+        enabled: send slices at all.
+        when_empty: ``skip`` (default) or ``send`` a "nothing in your modules" message when a
+            subscriber's modules had no PRs that week.
+        lang: language of slices (default: the language of the repository's first destination on
+            the subscriber's platform, else ``en``).
+    """
+
+    enabled: bool = True
+    when_empty: Literal["skip", "send"] = "skip"
+    lang: Literal["en", "zh"] | None = None
+
+
+class DeliverySettings(_Model):
+    """Retries and the delivery log.
+
+    Attributes:
+        max_attempts: platform calls per message part at most (429/5xx/timeouts are retried).
+        backoff_seconds: first wait when the platform gave no ``Retry-After`` (doubles each time).
+        max_backoff_seconds: cap of that wait.
+        max_retry_after_seconds: a ``Retry-After`` longer than this gives up (failed, not waited).
+        lease_seconds: a ``sending`` row untouched this long belongs to a dead process and is taken over.
+        github_retry_margin_seconds: delay after a GitHub rate-limit reset before the one retry.
+    """
+
+    max_attempts: int = Field(default=4, ge=1, le=10)
+    backoff_seconds: float = Field(default=1.0, ge=0)
+    max_backoff_seconds: float = Field(default=60.0, ge=0)
+    max_retry_after_seconds: float = Field(default=300.0, ge=0)
+    lease_seconds: float = Field(default=600.0, ge=1)
+    github_retry_margin_seconds: float = Field(default=30.0, ge=0)
+
+
+class ServerSettings(_Model):
+    """``prhub serve``: where the HTTP server listens."""
+
+    host: str = "0.0.0.0"
+    port: int = Field(default=8080, ge=0, le=65535)
+    threads: int = Field(default=8, ge=1, le=64)
+
+
+class BotConfig(_Model):
+    """The whole configuration file.
+
+    Attributes:
+        repositories: the repositories to digest (unique ``repo``).
+        admins: admin user ids per platform.
+        subscriptions: slice settings.
+        delivery: retries and the delivery log.
+        server: ``prhub serve`` listening address.
+    """
+
+    repositories: tuple[RepositoryConfig, ...] = Field(min_length=1)
+    admins: Admins = Admins()
+    subscriptions: SubscriptionSettings = SubscriptionSettings()
+    delivery: DeliverySettings = DeliverySettings()
+    server: ServerSettings = ServerSettings()
+
+    @model_validator(mode="after")
+    def _unique(self) -> BotConfig:
+        seen: set[str] = set()
+        for r in self.repositories:
+            if r.repo in seen:
+                raise ValueError(f"repository {r.repo} is listed twice")
+            seen.add(r.repo)
+        return self
+
+    def repository(self, repo: str) -> RepositoryConfig:
+        """The configured repository ``repo``.
+
+        Raises:
+            InputError: not in the config.
+        """
+        for r in self.repositories:
+            if r.repo == repo:
+                return r
+        names = ", ".join(r.repo for r in self.repositories)
+        raise InputError(f"repository {repo} is not in the config (configured: {names})")
+
+
+class LoadedConfig(_Model):
+    """A validated config and the directory its relative paths are resolved against."""
+
+    config: BotConfig
+    base_dir: Path
+
+    def resolve(self, path: str) -> Path:
+        """``path`` relative to the config file's directory (absolute paths unchanged)."""
+        p = Path(path).expanduser()
+        return p if p.is_absolute() else self.base_dir / p
+
+
+def _loc(loc: tuple[int | str, ...]) -> str:
+    return ".".join(str(x) for x in loc) or "(top level)"
+
+
+def parse_config(text: str, source: str) -> BotConfig:
+    """Validate YAML ``text`` (named ``source`` in errors).
+
+    Raises:
+        InputError: invalid YAML or an invalid/unknown key (one line naming the key path, e.g.
+            ``repositories.0.schedule.cron``).
+    """
+    try:
+        data: Any = yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f" line {mark.line + 1}" if mark is not None else ""
+        raise InputError(f"config {source}:{where} invalid YAML ({getattr(exc, 'problem', None) or exc})") from None
+    if not isinstance(data, dict):
+        raise InputError(f"config {source}: expected a mapping with repositories: at the top")
+    try:
+        return BotConfig.model_validate(data)
+    except ValidationError as exc:
+        errs = exc.errors()
+        e = errs[0]
+        msg = e["msg"].removeprefix("Value error, ")
+        if e["type"] == "extra_forbidden":
+            msg = "unknown key"
+        more = f" (and {len(errs) - 1} more errors)" if len(errs) > 1 else ""
+        raise InputError(f"config {source}: {_loc(e['loc'])}: {msg}{more}") from None
+
+
+def load_config(path: str | Path | None) -> LoadedConfig:
+    """Read and validate the config file ``path`` (else ``$PRHUB_CONFIG``).
+
+    Raises:
+        InputError: no path given, the file cannot be read, or it does not validate.
+    """
+    import os
+
+    name = str(path) if path else os.environ.get(CONFIG_ENV, "")
+    if not name:
+        raise InputError(f"no config: pass --config FILE or set {CONFIG_ENV}")
+    p = Path(name).expanduser()
+    try:
+        text = p.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise InputError(f"config {name}: cannot read ({exc.strerror or exc})") from None
+    return LoadedConfig(config=parse_config(text, name), base_dir=p.resolve().parent)
+
+
+def config_schema() -> dict[str, Any]:
+    """The JSON schema of the config file (``prhub config schema``)."""
+    schema = BotConfig.model_json_schema()
+    schema["$schema"] = "https://json-schema.org/draft/2020-12/schema"
+    schema["title"] = "prhub configuration"
+    return schema

@@ -1,0 +1,244 @@
+"""Exactly-once posting of multi-part messages through the delivery log, with bounded retries.
+
+For each part of a message to one destination, in order:
+
+1. Claim the part's delivery-log row as ``sending`` (the unique key lets one replica win).
+2. If the row already existed: ``sent`` -> reuse its message id ("already sent"); ``sending`` ->
+   reconcile with :meth:`ChatDelivery.find_sent` first; found -> mark it ``sent``; not found ->
+   take it over only when it is stale (untouched for ``lease_seconds``, its process is gone), or
+   when it predates this process and the platform de-duplicates re-sends by key (Feishu's 1-hour
+   ``uuid``); otherwise another process is sending it: skip. ``failed`` -> taken over (a new run retries).
+3. Call the platform; a :class:`DeliveryError` that is not ``permanent`` (429, 5xx, timeout) is
+   retried after ``Retry-After`` (else exponential backoff), at most ``max_attempts`` calls; before
+   re-sending after an ambiguous failure (no ``Retry-After``: a timeout or 5xx may have posted), the
+   platform is asked with ``find_sent``.
+4. Mark ``sent`` with the message id, or ``failed`` with the reason and stop that destination
+   (later parts are never posted out of order).
+
+Parts 2..n go in part 1's thread. Nothing here raises a platform error; a :class:`Stopping` raised
+by the sleeper (shutdown) leaves the row ``sending`` for reconciliation by the next start.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+
+from chatbot.deliveries import FAILED, SENDING, SENT, DeliveryKey, DeliveryLog, DeliveryRecord
+from chatbot.errors import DeliveryError
+from chatbot.ports import ChatDelivery, Clock, Destination, SentMessage
+from scheduler.config import DeliverySettings
+from scheduler.metrics import METRICS, Metrics
+
+log = logging.getLogger(__name__)
+
+IDEMPOTENT_SECONDS = {"feishu": 3300.0}
+"""Platforms that de-duplicate sends carrying the same key, and for how long (seconds, with margin):
+Feishu's ``uuid`` query parameter, 1 hour. Slack has no such key (reconciliation via ``find_sent``)."""
+
+RATE_LIMIT_REASONS = frozenset({"ratelimited", "rate_limited", "230020", "99991400"})
+
+
+class Stopping(Exception):
+    """Raised by the sleeper when the process shuts down: the current part stays ``sending``."""
+
+
+Sleeper = Callable[[float], None]
+"""Waits a number of seconds (tests pass one that advances a test clock; serve one that stops on SIGTERM)."""
+
+
+@dataclass(frozen=True)
+class PartOutcome:
+    """What happened to one part: ``sent`` (now or before), ``skipped`` (another process has it) or ``failed``."""
+
+    key: DeliveryKey
+    status: str
+    message_id: str | None = None
+    thread_id: str | None = None
+    reason: str | None = None
+    already: bool = False
+
+
+@dataclass
+class DestinationOutcome:
+    """What happened to one message (all its parts) to one destination."""
+
+    destination: Destination
+    kind: str
+    parts: list[PartOutcome] = field(default_factory=list)
+
+    @property
+    def status(self) -> str:
+        """``sent`` when every part is sent, ``failed`` when one failed, else ``skipped``."""
+        if any(p.status == FAILED for p in self.parts):
+            return FAILED
+        if self.parts and all(p.status == SENT for p in self.parts):
+            return SENT
+        return "skipped"
+
+    @property
+    def reason(self) -> str | None:
+        """The failure reason of the failed part, if any."""
+        return next((p.reason for p in self.parts if p.status == FAILED), None)
+
+
+class Deliverer:
+    """Posts message parts exactly once per delivery key, through one :class:`ChatDelivery` per platform."""
+
+    def __init__(self, log_: DeliveryLog, deliveries: dict[str, ChatDelivery], *, clock: Clock, sleep: Sleeper,
+                 settings: DeliverySettings | None = None, metrics: Metrics = METRICS,
+                 started_at: datetime | None = None) -> None:
+        """
+        Args:
+            log_: the delivery log (the store).
+            deliveries: ``{"slack": SlackDelivery, "feishu": FeishuDelivery}`` (either may be missing).
+            clock: current time (aware UTC).
+            sleep: waits between attempts (seconds); may raise :class:`Stopping`.
+            settings: attempts, backoff and lease.
+            metrics: where sent/failed/retried counts go.
+            started_at: when this process started (default: now); ``sending`` rows older than this
+                were left by a previous process.
+        """
+        self._log = log_
+        self._deliveries = deliveries
+        self._clock = clock
+        self._sleep = sleep
+        self._settings = settings or DeliverySettings()
+        self._metrics = metrics
+        self._started_at = started_at or clock.now()
+
+    def delivery_for(self, platform: str) -> ChatDelivery | None:
+        """The delivery of ``platform`` (``slack``/``feishu``), or None when not configured."""
+        return self._deliveries.get(platform)
+
+    def deliver(self, destination: Destination, cards: Sequence[object], *, repo: str, week: str, kind: str) -> DestinationOutcome:
+        """Post ``cards`` (parts 1..n in order; parts 2..n in part 1's thread) to ``destination``.
+
+        Never raises a platform or store error: failures are in the outcome (and logged).
+
+        Raises:
+            Stopping: the sleeper stopped (shutdown); the current part stays ``sending``.
+        """
+        outcome = DestinationOutcome(destination, kind)
+        delivery = self._deliveries.get(destination.platform)
+        thread: str | None = None
+        for n, card in enumerate(cards, 1):
+            key = DeliveryKey(repo, week, destination.platform, destination.target, kind, n)
+            if delivery is None:
+                part = self._fail(key, f"no {destination.platform} delivery configured (missing token?)")
+            else:
+                try:
+                    part = self._part(delivery, destination, key, card, thread)
+                except Stopping:
+                    raise
+                except Exception as exc:  # a store error or an adapter bug: this destination stops
+                    log.exception("delivery %s: %s", key, exc)
+                    part = self._fail(key, f"{type(exc).__name__}: {getattr(exc, 'user_message', exc)}")
+            outcome.parts.append(part)
+            if part.status != SENT:
+                break
+            if n == 1:
+                thread = part.thread_id or part.message_id
+        return outcome
+
+    # -- one part --------------------------------------------------------------------------------
+
+    def _part(self, delivery: ChatDelivery, dest: Destination, key: DeliveryKey, card: object, thread: str | None) -> PartOutcome:
+        now = self._clock.now()
+        won, row = self._log.claim_delivery(key, now)
+        if not won:
+            taken = self._existing(delivery, dest, key, row)
+            if taken is not None:
+                return taken
+        return self._send(delivery, dest, key, card, thread)
+
+    def _existing(self, delivery: ChatDelivery, dest: Destination, key: DeliveryKey, row: DeliveryRecord) -> PartOutcome | None:
+        """Decide about a row that already existed; None means this process now owns the send."""
+        if row.status == SENT:
+            log.info("delivery %s: already sent (message %s)", key, row.message_id)
+            self._metrics.inc("prhub_deliveries_skipped_total", platform=key.platform)
+            return PartOutcome(key, SENT, row.message_id, row.thread_id or row.message_id, already=True)
+        if row.status == SENDING:
+            try:
+                found = delivery.find_sent(dest, key.token, row.updated_at)
+            except DeliveryError as exc:
+                log.warning("delivery %s: reconciliation lookup failed (%s): not re-sending now", key, exc.reason)
+                self._metrics.inc("prhub_deliveries_skipped_total", platform=key.platform)
+                return PartOutcome(key, "skipped", reason=f"lookup failed: {exc.reason}")
+            if found is not None:
+                log.info("delivery %s: reconciled: the platform has message %s", key, found.message_id)
+                self._log.mark_delivery_sent(key, found.message_id, found.thread_id, self._clock.now())
+                self._metrics.inc("prhub_deliveries_skipped_total", platform=key.platform)
+                return PartOutcome(key, SENT, found.message_id, found.thread_id or found.message_id, already=True)
+            age = (self._clock.now() - row.updated_at).total_seconds()
+            dedup = IDEMPOTENT_SECONDS.get(key.platform, 0.0)
+            stale = age >= self._settings.lease_seconds
+            safe_resend = row.updated_at < self._started_at and age < dedup
+            if not (stale or safe_resend):
+                log.info("delivery %s: already being sent by another process (row %.0f s old): skipping", key, age)
+                self._metrics.inc("prhub_deliveries_skipped_total", platform=key.platform)
+                return PartOutcome(key, "skipped", reason="sending elsewhere")
+        if not self._log.take_over_delivery(key, row, self._clock.now()):
+            log.info("delivery %s: already sent or being sent by another process", key)
+            self._metrics.inc("prhub_deliveries_skipped_total", platform=key.platform)
+            return PartOutcome(key, "skipped", reason="taken by another process")
+        log.info("delivery %s: taking over a %s row (attempts so far %d)", key, row.status, row.attempts)
+        return None
+
+    def _send(self, delivery: ChatDelivery, dest: Destination, key: DeliveryKey, card: object, thread: str | None) -> PartOutcome:
+        s = self._settings
+        reason = "unknown"
+        for attempt in range(1, s.max_attempts + 1):
+            self._log.touch_delivery(key, attempt, self._clock.now())
+            try:
+                sent: SentMessage = delivery.send(dest, card, thread=thread, delivery_key=key.token)
+            except DeliveryError as exc:
+                reason = exc.reason or "error"
+                if exc.permanent:
+                    log.warning("delivery %s: refused permanently (%s)", key, reason)
+                    return self._fail(key, reason)
+                if attempt == s.max_attempts:
+                    log.warning("delivery %s: giving up after %d attempts (%s)", key, attempt, reason)
+                    return self._fail(key, reason)
+                if exc.retry_after is not None:
+                    wait = float(exc.retry_after)
+                    if wait > s.max_retry_after_seconds:
+                        log.warning("delivery %s: Retry-After %.0f s is beyond the cap: giving up", key, wait)
+                        return self._fail(key, reason)
+                else:
+                    wait = min(s.max_backoff_seconds, s.backoff_seconds * (2 ** (attempt - 1)))
+                log.info("delivery %s: attempt %d failed (%s), retrying in %.1f s", key, attempt, reason, wait)
+                self._metrics.inc("prhub_deliveries_retried_total", platform=key.platform)
+                self._sleep(wait)
+                if exc.retry_after is None and reason not in RATE_LIMIT_REASONS:
+                    found = self._lookup(delivery, dest, key)
+                    if found is not None:
+                        log.info("delivery %s: the failed attempt had posted (message %s)", key, found.message_id)
+                        return self._sent(key, found)
+                continue
+            return self._sent(key, sent)
+        return self._fail(key, reason)  # pragma: no cover - the loop always returns
+
+    def _lookup(self, delivery: ChatDelivery, dest: Destination, key: DeliveryKey) -> SentMessage | None:
+        try:
+            return delivery.find_sent(dest, key.token, self._clock.now() - timedelta(minutes=5))
+        except DeliveryError:
+            return None
+
+    def _sent(self, key: DeliveryKey, sent: SentMessage) -> PartOutcome:
+        thread = sent.thread_id or (sent.message_id if key.part == 1 else None)
+        self._log.mark_delivery_sent(key, sent.message_id, thread, self._clock.now())
+        self._metrics.inc("prhub_deliveries_sent_total", platform=key.platform, kind=key.kind)
+        log.info("delivery %s: sent (message %s)", key, sent.message_id)
+        return PartOutcome(key, SENT, sent.message_id, thread)
+
+    def _fail(self, key: DeliveryKey, reason: str) -> PartOutcome:
+        try:
+            self._log.claim_delivery(key, self._clock.now())
+            self._log.mark_delivery_failed(key, reason, self._clock.now())
+        except Exception:  # the store is down too: the log line is all we can leave
+            log.exception("delivery %s: cannot record the failure (%s)", key, reason)
+        self._metrics.inc("prhub_deliveries_failed_total", platform=key.platform, kind=key.kind)
+        return PartOutcome(key, FAILED, reason=reason)

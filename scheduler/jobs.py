@@ -1,0 +1,199 @@
+"""The weekly digest job of one repository: build, post to every destination, then the slices.
+
+Which week: the ISO week (in the repository's ``week_tz``) that ended before the fire time,
+whatever time the job actually runs (a late or catch-up run digests the same week). Each
+destination is independent: one that keeps failing is logged ``failed`` and reported to the
+admins without blocking the others. A GitHub rate limit (:class:`RateLimitedError`) asks the
+scheduler for one retry after the reset. :meth:`DigestJob.run` never raises.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import datetime
+
+from chatbot.cards import digest_cards, message_card
+from chatbot.deliveries import SubscriberDirectory
+from chatbot.errors import PrhubError, RateLimitedError
+from chatbot.models import Digest
+from chatbot.ports import Clock, Destination
+from chatbot.slices import slice_card
+from chatbot.weeks import IsoWeek, load_zone
+from scheduler.config import BotConfig, RepositoryConfig
+from scheduler.delivery import Deliverer, DestinationOutcome, Stopping
+from scheduler.metrics import METRICS, Metrics
+
+log = logging.getLogger(__name__)
+
+DIGEST = "digest"
+SLICE = "slice"
+
+DigestBuilder = Callable[[RepositoryConfig, IsoWeek, str], Digest]
+"""Builds the digest of (repository, week, language).
+
+Raises:
+    RateLimitedError: GitHub is rate-limited (the job is retried once after ``reset_at``).
+    PrhubError: the PRs cannot be read (missing file, GitHub error, store error).
+"""
+
+ReportUrl = Callable[[str, str], "str | None"]
+"""``(repo, week) -> public URL of the full report`` (None: no "Full report" button)."""
+
+RetryScheduler = Callable[[RepositoryConfig, IsoWeek, datetime], None]
+"""Schedules one retry of the job for (repository, week) at an aware UTC instant."""
+
+
+def week_for(fire_time: datetime, week_tz: str) -> IsoWeek:
+    """The ISO week (in ``week_tz``) that ended at or before ``fire_time`` (aware)."""
+    return IsoWeek.containing(fire_time, load_zone(week_tz)).previous()
+
+
+@dataclass
+class JobReport:
+    """What one run did: the week, the outcome per destination and per subscriber, and problems."""
+
+    repo: str
+    week: str
+    status: str = "ok"
+    digests: list[DestinationOutcome] = field(default_factory=list)
+    slices: list[DestinationOutcome] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)
+    retry_at: datetime | None = None
+
+
+class DigestJob:
+    """Runs the weekly job of any configured repository (one instance per process)."""
+
+    def __init__(self, config: BotConfig, *, build: DigestBuilder, deliverer: Deliverer, clock: Clock,
+                 subscribers: SubscriberDirectory | None = None, report_url: ReportUrl | None = None,
+                 schedule_retry: RetryScheduler | None = None, metrics: Metrics = METRICS) -> None:
+        self.config = config
+        self._build = build
+        self._deliverer = deliverer
+        self._clock = clock
+        self._subscribers = subscribers
+        self._report_url = report_url or (lambda repo, week: None)
+        self._schedule_retry = schedule_retry
+        self._metrics = metrics
+
+    def set_retry_scheduler(self, schedule_retry: RetryScheduler) -> None:
+        """Where rate-limited runs ask for their one retry (the :class:`DigestScheduler` sets itself)."""
+        self._schedule_retry = schedule_retry
+
+    def run(self, repo: str, *, fire_time: datetime | None = None, week: IsoWeek | None = None,
+            retry: bool = False) -> JobReport:
+        """Digest ``repo`` for ``week`` (default: the week that ended before ``fire_time``, default now).
+
+        Args:
+            repo: a configured ``owner/name``.
+            fire_time: the scheduled fire time (aware); decides the week.
+            week: the week to digest instead.
+            retry: this run is the retry after a GitHub rate limit (no further retry is scheduled).
+
+        Returns:
+            The report (``status``: ``ok``, ``partial`` when a destination failed, ``failed``,
+            ``rate_limited``, ``stopped``). Never raises except :class:`KeyboardInterrupt`/``SystemExit``.
+        """
+        try:
+            cfg = self.config.repository(repo)
+            the_week = week or week_for(fire_time or self._clock.now(), cfg.week_tz)
+        except PrhubError as exc:
+            log.error("job %s: %s", repo, exc.user_message)
+            return JobReport(repo, str(week or ""), status="failed", problems=[exc.user_message])
+        report = JobReport(repo, str(the_week))
+        try:
+            self._run(cfg, the_week, report, retry)
+        except Stopping:
+            report.status = "stopped"
+            log.warning("job %s %s: stopped by shutdown; unfinished parts stay 'sending' for reconciliation", repo, the_week)
+        except Exception as exc:  # the job never raises into APScheduler
+            report.status = "failed"
+            report.problems.append(f"{type(exc).__name__}: {getattr(exc, 'user_message', exc)}")
+            log.exception("job %s %s failed", repo, the_week)
+        self._metrics.inc("prhub_jobs_total", repo=repo, outcome=report.status)
+        if report.problems and report.status != "stopped":
+            self._tell_admins(cfg, report)
+        return report
+
+    # -- internals -------------------------------------------------------------------------------
+
+    def _run(self, cfg: RepositoryConfig, week: IsoWeek, report: JobReport, retry: bool) -> None:
+        log.info("job %s %s: starting", cfg.repo, week)
+        digests: dict[str, Digest] = {}
+
+        def digest(lang: str) -> Digest:
+            if lang not in digests:
+                digests[lang] = self._build(cfg, week, lang)
+                self._metrics.inc("prhub_digests_built_total", repo=cfg.repo)
+            return digests[lang]
+
+        try:
+            for d in cfg.destinations:
+                digest(d.lang)
+        except RateLimitedError as exc:
+            report.status = "rate_limited"
+            if retry or self._schedule_retry is None:
+                report.problems.append(f"{exc.user_message} (no further retry)")
+            else:
+                at = exc.reset_at
+                self._schedule_retry(cfg, week, at)
+                report.retry_at = at
+                report.problems.append(f"delayed: {exc.user_message}; one retry is scheduled after the reset")
+            log.warning("job %s %s: %s", cfg.repo, week, report.problems[-1])
+            return
+        except PrhubError as exc:
+            report.status = "failed"
+            report.problems.append(exc.user_message)
+            log.error("job %s %s: cannot build the digest: %s", cfg.repo, week, exc.user_message)
+            return
+
+        url = self._report_url(cfg.repo, str(week))
+        for d in cfg.destinations:
+            dest = Destination(platform=d.platform, target=d.target, lang=d.lang, workspace=d.workspace)
+            cards = digest_cards(digest(d.lang), report_url=url)
+            out = self._deliverer.deliver(dest, cards, repo=cfg.repo, week=str(week), kind=DIGEST)
+            report.digests.append(out)
+            if out.status == "failed":
+                report.problems.append(f"{d.platform}:{d.target}: {out.reason}")
+        self._slices(cfg, week, digest, url, report)
+        if report.problems:
+            report.status = "partial"
+        log.info("job %s %s: done (%s)", cfg.repo, week, report.status)
+
+    def _slices(self, cfg: RepositoryConfig, week: IsoWeek, digest: Callable[[str], Digest], url: str | None,
+                report: JobReport) -> None:
+        settings = self.config.subscriptions
+        if not settings.enabled or self._subscribers is None:
+            return
+        groups: dict[tuple[str, str, str, str], list[str]] = {}
+        for sub in self._subscribers.subscriptions_for_repo(cfg.repo):
+            groups.setdefault((sub.platform, sub.workspace, sub.kind, sub.subscriber), []).append(sub.module)
+        for (platform, workspace, _kind, subscriber), modules in sorted(groups.items()):
+            lang = settings.lang or next((d.lang for d in cfg.destinations if d.platform == platform), "en")
+            card = slice_card(digest(lang), modules, report_url=url, send_empty=settings.when_empty == "send")
+            if card is None:
+                log.info("job %s %s: no PRs in the modules of %s:%s: slice skipped", cfg.repo, week, platform, subscriber)
+                continue
+            dest = Destination(platform=platform, target=subscriber, lang=lang, workspace=workspace)
+            out = self._deliverer.deliver(dest, [card], repo=cfg.repo, week=str(week), kind=SLICE)
+            report.slices.append(out)
+            if out.status == "failed":
+                report.problems.append(f"slice {platform}:{subscriber}: {out.reason}")
+
+    def _tell_admins(self, cfg: RepositoryConfig, report: JobReport) -> None:
+        admins = self.config.admins
+        lines = [f"{cfg.repo} {report.week}: {report.status}", *report.problems[:20]]
+        for platform, ids in (("slack", admins.slack), ("feishu", admins.feishu)):
+            delivery = self._deliverer.delivery_for(platform)
+            if delivery is None:
+                continue
+            for admin in ids:
+                card = message_card("prhub: weekly digest problems", lines, lang="en", role="admin_alert")
+                try:
+                    delivery.send(Destination(platform=platform, target=admin), card, thread=None,
+                                  delivery_key=f"alert-{report.repo}-{report.week}-{self._clock.now():%Y%m%d%H%M%S}"[:50])
+                except Exception as exc:  # an alert that cannot be sent is only logged
+                    log.warning("cannot tell admin %s:%s about %s %s: %s", platform, admin, cfg.repo, report.week,
+                                getattr(exc, "reason", exc))

@@ -1,0 +1,66 @@
+"""Helpers of the scheduled-bot end-to-end tests: configs, environments for the fake platforms."""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import sys
+from pathlib import Path
+
+from tests.conftest import DATA, FIXTURES, ROOT
+
+SLACK_SECRET = "slack-signing-secret"
+FEISHU_VERIFY = "feishu-verification-token"
+
+
+def platform_env(slack, feishu) -> dict[str, str]:
+    """Environment variables pointing the real adapters at the fake Slack and Feishu."""
+    return {
+        "SLACK_BOT_TOKEN": slack.token, "SLACK_SIGNING_SECRET": SLACK_SECRET, "SLACK_API_URL": slack.base_url,
+        "FEISHU_APP_ID": feishu.app_id, "FEISHU_APP_SECRET": feishu.app_secret,
+        "FEISHU_VERIFICATION_TOKEN": FEISHU_VERIFY, "FEISHU_API_URL": feishu.url,
+        "FEISHU_BOT_OPEN_ID": feishu.bot_open_id,
+    }
+
+
+def subprocess_env(slack, feishu, db_url: str) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("SLACK_", "FEISHU_", "PRHUB_"))}
+    env.update(platform_env(slack, feishu))
+    env.update({"PYTHONPATH": str(ROOT), "PRHUB_DATABASE_URL": db_url, "PRHUB_LOG_LEVEL": "INFO"})
+    return env
+
+
+def example_week_dir(tmp: Path, weeks: list[str]) -> Path:
+    """A directory with the synthetic example-repo week saved as ``{week}.json`` for each of ``weeks``
+    (merge times moved into that week)."""
+    from datetime import date, datetime, timedelta
+
+    data = json.loads((FIXTURES / "example-repo-week.json").read_text())
+    d = tmp / "example"
+    d.mkdir(exist_ok=True)
+    for week in weeks:
+        year, w = int(week[:4]), int(week.split("W")[1])
+        shift = date.fromisocalendar(year, w, 1) - date(2026, 5, 11)  # the fixture is 2026-W20
+        moved = []
+        for pr in data:
+            pr = dict(pr)
+            t = datetime.fromisoformat(pr["mergedAt"].replace("Z", "+00:00")) + timedelta(days=shift.days)
+            pr["mergedAt"] = t.isoformat().replace("+00:00", "Z")
+            moved.append(pr)
+        (d / f"{week}.json").write_text(json.dumps(moved))
+    return d
+
+
+def vllm_dir() -> Path | None:
+    d = DATA / "vllm"
+    return d if (d / "2026-W20.json").exists() else None
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+PYTHON = sys.executable

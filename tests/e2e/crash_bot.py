@@ -1,0 +1,39 @@
+"""Run one weekly job and die (``os._exit``) right after the platform accepted the first message
+of ``PLATFORM``, before the delivery log is updated: ``python -m tests.e2e.crash_bot CONFIG REPO WEEK PLATFORM``."""
+
+from __future__ import annotations
+
+import os
+import sys
+
+from chatbot.weeks import IsoWeek
+from prhub import bootstrap
+from prhub.bot import create_bot, platform_deliveries, settings_for
+from scheduler.config import load_config
+
+
+class CrashAfterAccept:
+    def __init__(self, inner):
+        self.inner = inner
+        self.platform = inner.platform
+
+    def send(self, *args, **kwargs):
+        self.inner.send(*args, **kwargs)
+        os._exit(137)  # killed between the platform's accept and the log update
+
+    def find_sent(self, *args, **kwargs):
+        return self.inner.find_sent(*args, **kwargs)
+
+
+def main() -> None:
+    config, repo, week, platform = sys.argv[1:5]
+    loaded = load_config(config)
+    deliveries = platform_deliveries(settings_for(loaded))
+    deliveries[platform] = CrashAfterAccept(deliveries[platform])
+    with bootstrap.open_store(None) as store:
+        create_bot(loaded, store, deliveries).job.run(repo, week=IsoWeek.parse(week))
+    sys.exit(3)  # not reached
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,155 @@
+"""The config file and the crontab -> CronTrigger mapping (BR-11), as pure functions on fixed dates."""
+
+from __future__ import annotations
+
+import json
+from datetime import datetime
+from zoneinfo import ZoneInfo
+
+import jsonschema
+import pytest
+import yaml
+
+from chatbot.errors import InputError
+from scheduler.config import (
+    BotConfig,
+    config_schema,
+    cron_trigger,
+    crontab_weekdays,
+    load_config,
+    parse_config,
+    weekly_crontab,
+)
+from scheduler.service import next_fire_time, planned_jobs, previous_fire_time
+from tests.conftest import ROOT
+
+
+def _next(crontab: str, tz: str, now: datetime) -> datetime:
+    trig = cron_trigger(crontab, tz)
+    nxt = next_fire_time(trig, now)
+    assert nxt is not None
+    return nxt
+
+
+# -- BR-11 ---------------------------------------------------------------------------------------
+
+
+def test_br11_a_monday_in_shanghai():
+    now = datetime(2024, 6, 12, 12, 0, tzinfo=ZoneInfo("Asia/Shanghai"))  # a Wednesday
+    nxt = _next("0 9 * * 1", "Asia/Shanghai", now)
+    assert nxt.isoformat() == "2024-06-17T09:00:00+08:00"
+    assert nxt.weekday() == 0
+
+
+def test_br11_b_zero_is_sunday():
+    now = datetime(2024, 6, 12, 12, 0, tzinfo=ZoneInfo("Asia/Shanghai"))
+    assert _next("0 9 * * 0", "Asia/Shanghai", now).isoformat() == "2024-06-16T09:00:00+08:00"
+    assert _next("0 9 * * 7", "Asia/Shanghai", now).isoformat() == "2024-06-16T09:00:00+08:00"
+
+
+def test_br11_c_spring_forward_los_angeles():
+    now = datetime(2022, 3, 11, 10, 0, tzinfo=ZoneInfo("America/Los_Angeles"))
+    nxt = _next("0 9 * * 1", "America/Los_Angeles", now)
+    assert nxt.isoformat() == "2022-03-14T09:00:00-07:00"
+    assert nxt.astimezone(ZoneInfo("UTC")).hour == 16
+
+
+def test_br11_d_fall_back_berlin():
+    now = datetime(2024, 10, 25, 10, 0, tzinfo=ZoneInfo("Europe/Berlin"))
+    nxt = _next("0 9 * * 1", "Europe/Berlin", now)
+    assert nxt.isoformat() == "2024-10-28T09:00:00+01:00"
+    assert nxt.astimezone(ZoneInfo("UTC")).hour == 8
+
+
+def test_weekly_form_equals_crontab():
+    now = datetime(2024, 6, 12, 12, 0, tzinfo=ZoneInfo("Asia/Shanghai"))
+    assert weekly_crontab("mon 09:00") == "0 9 * * mon"
+    assert _next(weekly_crontab("Monday 09:00"), "Asia/Shanghai", now).isoformat() == "2024-06-17T09:00:00+08:00"
+
+
+@pytest.mark.parametrize("field, names", [
+    ("1", "mon"), ("0", "sun"), ("7", "sun"), ("1-5", "mon,tue,wed,thu,fri"), ("5-7", "fri,sat,sun"),
+    ("0-6", "mon,tue,wed,thu,fri,sat,sun"), ("*/2", "tue,thu,sat,sun"), ("1,3", "mon,wed"), ("mon-wed", "mon,tue,wed"),
+    ("*", "*"), ("sun,1", "mon,sun"),
+])
+def test_crontab_weekdays_are_mapped_to_names(field, names):
+    assert crontab_weekdays(field) == names
+
+
+@pytest.mark.parametrize("bad", ["8", "1-x", "", "3-1", "0 9 * *", "0 9 1 * 1", "61 9 * * 1"])
+def test_bad_crontabs(bad):
+    with pytest.raises(ValueError):
+        cron_trigger(bad if " " in bad else f"0 9 * * {bad}", "UTC")
+
+
+def test_previous_fire_time():
+    trig = cron_trigger("0 9 * * 1", "Asia/Shanghai")
+    now = datetime(2024, 6, 18, 10, 0, tzinfo=ZoneInfo("Asia/Shanghai"))
+    assert previous_fire_time(trig, now).isoformat() == "2024-06-17T09:00:00+08:00"
+    assert previous_fire_time(trig, datetime(2024, 6, 17, 9, 0, tzinfo=ZoneInfo("Asia/Shanghai"))).day == 17
+
+
+# -- the config file -----------------------------------------------------------------------------
+
+GOOD = """
+repositories:
+  - repo: example-org/example-repo
+    source: file
+    path: data/{week}.json
+    schedule: {cron: "0 9 * * 1", timezone: Asia/Shanghai}
+    destinations:
+      - {slack: C_DIGEST}
+      - {feishu: oc_team, lang: zh}
+  - repo: vllm-project/vllm
+    schedule: {weekly: "mon 09:00", timezone: America/Los_Angeles}
+    destinations: [{slack: C_VLLM}]
+admins: {slack: [U_ADMIN]}
+"""
+
+
+def test_good_config_and_planned_jobs():
+    cfg = parse_config(GOOD, "t.yaml")
+    assert [r.job_id for r in cfg.repositories] == ["digest:example-org/example-repo", "digest:vllm-project/vllm"]
+    assert cfg.repositories[0].destinations[1].platform == "feishu"
+    jobs = planned_jobs(cfg, datetime(2026, 3, 5, 12, 0, tzinfo=ZoneInfo("UTC")))
+    assert jobs[0].next_run.isoformat() == "2026-03-09T09:00:00+08:00"
+    assert jobs[1].next_run.isoformat() == "2026-03-09T09:00:00-07:00"  # after the 2026-03-08 DST change
+
+
+@pytest.mark.parametrize("change, where", [
+    (("repositories", 0, "destinations", 0, "slak", "C"), "repositories.0.destinations.0.slak: unknown key"),
+    (("repositories", 0, "schedule", "cron", "0 9 * * 9"), "repositories.0.schedule"),
+    (("repositories", 0, "schedule", "timezone", "Mars/Base"), "repositories.0.schedule.timezone"),
+    (("repositories", 0, "repo", "nope"), "repositories.0.repo"),
+    (("repositories", 0, "path", "data/x.json"), "repositories.0"),
+    (("typo", "x"), "typo: unknown key"),
+])
+def test_errors_name_the_key(change, where):
+    data = yaml.safe_load(GOOD)
+    *path, key, value = change
+    node = data
+    for p in path:
+        node = node[p]
+    node[key] = value
+    with pytest.raises(InputError) as err:
+        parse_config(yaml.safe_dump(data), "t.yaml")
+    assert where in err.value.user_message
+    assert "\n" not in err.value.user_message
+
+
+def test_example_config_validates_against_model_and_schema(tmp_path):
+    example = ROOT / "config.example.yaml"
+    loaded = load_config(example)
+    assert loaded.config.repositories[0].schedule.timezone == "Asia/Shanghai"
+    schema = config_schema()
+    jsonschema.validate(yaml.safe_load(example.read_text()), schema)
+    json.dumps(schema)
+
+
+def test_missing_config_is_one_line(monkeypatch):
+    monkeypatch.delenv("PRHUB_CONFIG", raising=False)
+    with pytest.raises(InputError, match="--config"):
+        load_config(None)
+    with pytest.raises(InputError, match="cannot read"):
+        load_config("/nonexistent/prhub.yaml")
+    assert isinstance(parse_config(GOOD, "x"), BotConfig)
