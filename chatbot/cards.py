@@ -25,6 +25,7 @@ from typing import Annotated, Literal, Union
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from chatbot.history import Trends, signed
 from chatbot.i18n import lines_text, tr
 from chatbot.models import AnalyzedPR, Digest
 
@@ -654,7 +655,34 @@ def contributors_card(d: Digest, *, limits: CardLimits = DEFAULT_LIMITS, notice:
     return Card(header=header, lang=lang, blocks=tuple(blocks), fallback=header)
 
 
-HELP_KEYS = ("risks", "pr", "module", "top", "contributors", "summary", "subscribe", "subscriptions")
+def trends_card(trends: Trends, lang: str) -> Card:
+    """Per-week trends, oldest first: PR count and its change, average importance and its change,
+    and the week's top three labels with their counts (labels may come from GitHub: untrusted)."""
+    rows = trends.weeks
+    header = tr(lang, "card.trends.header", repo=trends.repo, weeks=len(rows))
+    lines: list[Line] = []
+    for row in rows:
+        st = row.stats
+        delta = f" ({signed(row.total_delta)})" if row.total_delta is not None else ""
+        avg = f" ({signed(row.avg_delta)})" if row.avg_delta is not None else ""
+        line: list[Run] = [
+            Text(text=f"{st.week}", bold=True),
+            Text(text=" · " + tr(lang, "card.trends.line", n=st.total_prs, delta=delta, avg=f"{st.avg_importance:.1f}",
+                                 avg_delta=avg)),
+        ]
+        top = list(st.label_counts.items())[:3]
+        if top:
+            line.append(Text(text=" · "))
+            for i, (label, count) in enumerate(top):
+                if i:
+                    line.append(Text(text=_sep(lang)))
+                line += [Untrusted(text=label), Text(text=f" {count}")]
+        lines.append(tuple(line))
+    fallback = header + ": " + ", ".join(f"{r.stats.week} {r.stats.total_prs}" for r in rows)
+    return Card(header=header, lang=lang, blocks=(Section(role="trends", lines=tuple(lines)),), fallback=fallback)
+
+
+HELP_KEYS = ("risks", "pr", "module", "top", "contributors", "summary", "trends", "subscribe", "subscriptions")
 
 
 def help_card(lang: str, *, unknown: bool = False, problem: str = "") -> Card:

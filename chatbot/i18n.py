@@ -212,6 +212,9 @@ _EN: dict[str, str] = {
     "card.help.module": "what changed in spec-decode / attention this week: one module's PRs, churn and risks",
     "card.help.top": "top PRs: the week's key PRs",
     "card.help.contributors": "contributors: the most active authors",
+    "card.help.trends": "trends [12 weeks]: PR counts, top labels and importance week by week",
+    "card.trends.header": "Trends · {repo} · {weeks} weeks",
+    "card.trends.line": "{n} PRs{delta} · avg importance {avg}{avg_delta}",
     "card.help.summary": "summary: the weekly digest card",
     "card.help.subscribe": "subscribe [channel] <module> / unsubscribe <module>: weekly updates for a module",
     "card.help.subscriptions": "my subscriptions: what you follow",
@@ -227,6 +230,9 @@ _EN: dict[str, str] = {
     "card.sub.unavailable": "Subscriptions need the bot's store, which is not available here.",
     "card.sub.list_empty": "No subscriptions yet.",
     "card.sub.list": "Subscriptions of {who} in {repo}:",
+    "card.error.header": "Sorry, that did not work",
+    "card.error.internal": "Something went wrong on the bot's side; try again in a minute.",
+    "card.action.working": "Working on it…",
 }
 
 _ZH: dict[str, str] = {
@@ -421,6 +427,9 @@ _ZH: dict[str, str] = {
     "card.help.module": "模块 投机解码 / 注意力后端 本周：单个模块的 PR、改动量和风险",
     "card.help.top": "重点PR：本周重点 PR",
     "card.help.contributors": "贡献者：最活跃的作者",
+    "card.help.trends": "趋势 [12 周]：逐周的 PR 数、主要标签与重要度",
+    "card.trends.header": "趋势 · {repo} · {weeks} 周",
+    "card.trends.line": "{n} 个 PR{delta} · 平均重要度 {avg}{avg_delta}",
     "card.help.summary": "周报：本周周报卡片",
     "card.help.subscribe": "订阅 [频道] <模块> / 取消订阅 <模块>：按模块接收每周更新",
     "card.help.subscriptions": "我的订阅：查看已订阅的模块",
@@ -436,6 +445,9 @@ _ZH: dict[str, str] = {
     "card.sub.unavailable": "订阅需要机器人的存储，此处不可用。",
     "card.sub.list_empty": "还没有订阅。",
     "card.sub.list": "{who}在 {repo} 的订阅：",
+    "card.error.header": "抱歉，处理失败",
+    "card.error.internal": "机器人内部出错，请稍后再试。",
+    "card.action.working": "处理中…",
 }
 
 _CATALOGS = {"en": _EN, "zh": _ZH}

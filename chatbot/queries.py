@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import difflib
 import re
+import time
 import unicodedata
 from collections.abc import Callable, Collection, Sequence
 from datetime import date, datetime
@@ -49,8 +50,10 @@ from chatbot.cards import (
     pr_card,
     risks_card,
     top_prs_card,
+    trends_card,
 )
 from chatbot.digest import build_digest
+from chatbot.history import build_trends, week_stats
 from chatbot.i18n import tr
 from chatbot.models import Digest, PullRequest
 from chatbot.rules import Rules, shipped_rules
@@ -144,6 +147,14 @@ class SubscriptionsQuery(_Query):
     intent: Literal["subscriptions"] = "subscriptions"
 
 
+class TrendsQuery(_Query):
+    """Per-week trends: PR counts, top labels and average importance over ``weeks`` weeks ending
+    with the current week (or the last week with PRs)."""
+
+    intent: Literal["trends"] = "trends"
+    weeks: int = 8
+
+
 class HelpQuery(_Query):
     """Help. ``unknown``: the text was not understood; ``problem``: a catalog key and value
     (``bad_week:2026-W60``) naming what was wrong."""
@@ -155,7 +166,7 @@ class HelpQuery(_Query):
 
 Query = Annotated[
     Union[RisksQuery, PRLookupQuery, ModuleQuery, TopPRsQuery, ContributorsQuery, SummaryQuery,
-          SubscribeQuery, UnsubscribeQuery, SubscriptionsQuery, HelpQuery],
+          SubscribeQuery, UnsubscribeQuery, SubscriptionsQuery, TrendsQuery, HelpQuery],
     Field(discriminator="intent"),
 ]
 """Every query ``parse`` can return, discriminated by ``intent``."""
@@ -345,6 +356,8 @@ _MY_SUBS = re.compile(r"\b(?:my |list |show |our )?subscriptions\b|我的订阅|
 _UNSUB = re.compile(r"\bunsubscribe\b|取消订阅|退订")
 _SUB = re.compile(r"\bsubscribe\b|订阅")
 _RISKS = re.compile(r"\brisk(?:s|y)?\b|风险")
+_TRENDS = re.compile(r"\btrends?\b|趋势|走势")
+_N_WEEKS = re.compile(r"(?<![0-9])([0-9]{1,2}) ?(?:weeks?\b|周)")
 _TOP = re.compile(r"\btop(?: prs?| pull requests?)?\b|\bkey prs?\b|\bimportant prs?\b|重点|重要")
 _CONTRIB = re.compile(r"\bcontributors?\b|\bauthors?\b|\bwho contributed\b|贡献者|贡献|作者")
 _SUMMARY = re.compile(r"\bsummary\b|\bdigest\b|\bweekly\b|\breport\b|\boverview\b|周报|摘要|总结|概览|汇总")
@@ -435,6 +448,10 @@ def parse(
     pm = _PR.search(s)
     if pm and int(pm.group(1)) > 0:
         return PRLookupQuery(lang=lang, number=int(pm.group(1)))
+
+    if _TRENDS.search(s):
+        nm = _N_WEEKS.search(s)
+        return TrendsQuery(lang=lang, weeks=min(26, max(2, int(nm.group(1)))) if nm else 8)
 
     week, problem, rest = _week(s)
     if problem:
@@ -586,6 +603,9 @@ def answer(
             return _candidates_card(header, tr(out_lang, "card.module.ambiguous", name=query.asked), query.candidates, index, out_lang)
         return _unknown_module_card(header, query.asked, index, out_lang)
 
+    if isinstance(query, TrendsQuery):
+        return _answer_trends(query.weeks, digest_provider, now, tz, out_lang)
+
     week = _resolve_week(query.week, now, tz)
     d = digest_provider.digest(week, out_lang)
     notice: list[str] = []
@@ -614,6 +634,28 @@ def answer(
     if notice:
         card = card.model_copy(update={"blocks": (Section(role="notice", lines=tuple((Text(text=n),) for n in notice)), *card.blocks)})
     return card.model_copy(update={"part": 1, "parts": 1})
+
+
+def _answer_trends(n_weeks: int, provider: DigestProvider, now: datetime, tz: str, lang: str) -> Card:
+    """Trends of the ``n_weeks`` weeks ending with the current week (the previous one when the
+    current week has no PRs yet); leading weeks without PRs (before the history) are dropped."""
+    end = IsoWeek.containing(now, load_zone(tz))
+    if provider.digest(end, lang).total_prs == 0:
+        end = end.previous()
+    weeks = [end]
+    while len(weeks) < n_weeks:
+        weeks.append(weeks[-1].previous())
+    digests = [provider.digest(w, lang) for w in reversed(weeks)]
+    while digests and digests[0].total_prs == 0:
+        digests.pop(0)
+    if not digests:
+        return message_card(tr(lang, "card.trends.header", repo="", weeks=0), [tr(lang, "card.empty_week", week=end)],
+                            lang=lang, role="empty")
+    names: dict[str, str] = {}
+    for d in digests:
+        names.update(d.module_names)
+    trends = build_trends(digests[-1].repo, [week_stats(d) for d in digests], module_names=names)
+    return trends_card(trends, lang)
 
 
 def _answer_pr(number: int, provider: DigestProvider, now: datetime, tz: str, lang: str, limits: CardLimits,
@@ -668,3 +710,125 @@ def _answer_subscription(query: SubscribeQuery | UnsubscribeQuery | Subscription
     else:
         key = "card.unsub.done" if book.unsubscribe(sub) else "card.unsub.none"
     return message_card(header, [tr(lang, key, **values)], lang=lang, role="subscription")
+
+
+# --------------------------------------------------------------------------------------------
+# Chat: one call per inbound message
+# --------------------------------------------------------------------------------------------
+
+
+class WindowDigests:
+    """A :class:`DigestProvider` that reads each week's PRs from a source (the store) when asked.
+
+    Digests are kept for ``ttl`` seconds of the clock, so a busy channel does not rebuild them.
+
+    Args:
+        fetch: ``fetch(start, end)`` -> PRs merged in ``[start, end)`` (aware UTC); e.g.
+            ``lambda s, e: store.merged_between(repo, s, e)``.
+        repo: ``owner/name``.
+        rules: the repository's rules.
+        clock: ``now()`` -> aware datetime.
+        tz: IANA zone of the week windows.
+        ttl: seconds a digest is reused.
+        context_days: days before the window read too (context for reverts and follow-ups).
+    """
+
+    def __init__(self, fetch: Callable[[datetime, datetime], Sequence[PullRequest]], *, repo: str, rules: Rules,
+                 clock: Callable[[], datetime], tz: str = "UTC", ttl: float = 300.0, context_days: int = 7) -> None:
+        self.fetch = fetch
+        self.repo = repo
+        self.rules = rules
+        self.clock = clock
+        self.tz = tz
+        self.ttl = ttl
+        self.context_days = context_days
+        self._cache: dict[tuple[str, str], tuple[datetime, Digest]] = {}
+
+    def digest(self, week: IsoWeek, lang: str) -> Digest:
+        """The digest of ``week`` in ``lang``, read and built at most once per ``ttl``.
+
+        Raises:
+            chatbot.errors.PrhubError: the source cannot answer.
+        """
+        from datetime import timedelta
+
+        now = self.clock()
+        key = (str(week), lang)
+        hit = self._cache.get(key)
+        if hit is not None and (now - hit[0]).total_seconds() < self.ttl:
+            return hit[1]
+        start, end = week.utc_window(load_zone(self.tz))
+        prs = self.fetch(start - timedelta(days=self.context_days), end)
+        d = build_digest(prs, repo=self.repo, week=week, rules=self.rules, tz=self.tz, lang=lang, generated_at=now)
+        if len(self._cache) > 64:
+            self._cache.clear()
+        self._cache[key] = (now, d)
+        return d
+
+
+class Responder:
+    """Parse and answer chat messages for one repository: what Slack and Feishu handlers call.
+
+    Args:
+        digest_provider: digests per (week, lang).
+        clock: ``now()`` -> aware datetime (the bot's clock).
+        repo: the default repository of every destination (``owner/name``).
+        tz: zone of the week windows.
+        modules: module names of the repository's rules.
+        subscriptions: the subscription store (None: subscription intents say "unavailable").
+        report_url: the public report URL of a week, or None when there is no public URL.
+        default_lang: language of answers to a bare mention (no words to tell the language by).
+        observe: called with the seconds each reply took (query metrics), if given.
+    """
+
+    def __init__(self, *, digest_provider: DigestProvider, clock: Callable[[], datetime], repo: str, tz: str = "UTC",
+                 modules: ModuleIndex | None = None, subscriptions: SubscriptionBook | None = None,
+                 report_url: Callable[[IsoWeek], str | None] | None = None, default_lang: str = "en",
+                 limits: CardLimits = DEFAULT_LIMITS, observe: Callable[[float], None] | None = None) -> None:
+        self.observe = observe
+        self.digest_provider = digest_provider
+        self.clock = clock
+        self.repo = repo
+        self.tz = tz
+        self.modules = modules if modules is not None else default_module_index()
+        self.subscriptions = subscriptions
+        self.report_url = report_url
+        self.default_lang = default_lang if default_lang in ("en", "zh") else "en"
+        self.limits = limits
+
+    def query(self, text: str, *, bot_ids: Collection[str] = (), mentions: Sequence[Mention] = ()) -> Query:
+        """:func:`parse` with this repository's modules."""
+        return parse(text, bot_ids=bot_ids, mentions=mentions, modules=self.modules)
+
+    def reply(self, text: str, *, bot_ids: Collection[str] = (), mentions: Sequence[Mention] = (),
+              requester: Requester | None = None) -> Card:
+        """The answer card to one message.
+
+        Args:
+            text: the message text as the platform gives it.
+            bot_ids: the bot's own ids (its mention is removed, other users' are ignored).
+            mentions: Feishu ``mentions`` entries.
+            requester: who asks and where (subscriptions).
+
+        Returns:
+            One card in the query's language (``default_lang`` for a bare mention).
+
+        Raises:
+            chatbot.errors.PrhubError: the digest source failed (the handler shows ``user_message``).
+        """
+        started = time.perf_counter()
+        q = self.query(text, bot_ids=bot_ids, mentions=mentions)
+        lang: str | None = None
+        if isinstance(q, HelpQuery) and not clean_text(text, bot_ids=bot_ids, mentions=mentions)[0]:
+            lang = self.default_lang
+        card = answer(q, digest_provider=self.digest_provider, now=self.clock(), lang=lang, tz=self.tz,
+                      modules=self.modules, requester=requester, subscriptions=self.subscriptions,
+                      report_url=self.report_url, limits=self.limits)
+        if self.observe is not None:
+            self.observe(time.perf_counter() - started)
+        return card
+
+    def error_card(self, message: str, lang: str | None = None) -> Card:
+        """A card showing an error's safe ``user_message`` (inbound catch-alls)."""
+        lg = lang or self.default_lang
+        return message_card(tr(lg, "card.error.header"), [message], lang=lg, role="error")

@@ -46,6 +46,14 @@ class DigestFormat(str, Enum):
     json = "json"
     slack = "slack"
     feishu = "feishu"
+    html = "html"
+    pdf = "pdf"
+
+
+class TrendsFormat(str, Enum):
+    markdown = "markdown"
+    json = "json"
+    html = "html"
 
 
 class AskFormat(str, Enum):
@@ -138,7 +146,40 @@ def digest(
             raise InputError("the input holds no PRs, so there is no newest week: pass --week YYYY-Www")
     d = build_digest(parsed.prs, repo=repo_name, week=iso_week, rules=rules_obj, tz=zone_name, lang=lang.value,
                      skipped_records=parsed.skipped, generated_at=gen)
+    if format in (DigestFormat.html, DigestFormat.pdf):  # the full report: history from the input or the store
+        from prhub.report import check_pdf_out, digest_report_bytes, write_bytes
+
+        check_pdf_out(format.value, out)
+        data = digest_report_bytes(d, format.value, prs=parsed.prs, db=db, rules=rules_obj,
+                                   from_store=src is not bootstrap.DigestSource.file)
+        if out is None:
+            sys.stdout.write(data.decode("utf-8"))
+        else:
+            write_bytes(data, out)
+        return
     write_output(render(d, format), out)
+
+
+@app.command("trends")
+def trends_cmd(
+    repo: Annotated[str, typer.Option(help="owner/name, e.g. vllm-project/vllm")],
+    weeks: Annotated[Optional[int], typer.Option(help="this many weeks ending with the newest stored week (default 8)")] = None,
+    from_week: Annotated[Optional[str], typer.Option("--from", help="first ISO week (instead of --weeks)")] = None,
+    to_week: Annotated[Optional[str], typer.Option("--to", help="last ISO week (default: the newest stored week)")] = None,
+    tz: Annotated[str, typer.Option(help="IANA time zone of the week windows")] = "UTC",
+    rules: Annotated[Optional[str], typer.Option(help="rules YAML (default: shipped rules for the repository)")] = None,
+    lang: Annotated[Lang, typer.Option(help="language of the text")] = Lang.en,
+    format: Annotated[TrendsFormat, typer.Option("--format", "-f", help="output format")] = TrendsFormat.markdown,
+    out: Annotated[Optional[Path], typer.Option(help="write to this file instead of stdout")] = None,
+    db: Annotated[Optional[str], typer.Option("--db", metavar="URL", help="PR store URL (default: $PRHUB_DATABASE_URL, else ~/.local/share/prhub/prhub.db)")] = None,
+) -> None:
+    """Per-week PR counts, top labels, modules, risk tags and average importance from the PR store, with deltas."""
+    from prhub.report import store_trends, trends_output
+
+    name = bootstrap.check_repo(repo)
+    t = store_trends(name, weeks=weeks, from_week=from_week, to_week=to_week, tz=tz, db=db,
+                     rules=bootstrap.rules_for(name, rules), lang=lang.value)
+    write_output(trends_output(t, format.value, lang.value), out)
 
 
 @app.command("import")
@@ -229,6 +270,95 @@ def rules_check(path: Annotated[str, typer.Argument(help="rules YAML file")]) ->
 
     r = load_rules(path)
     typer.echo(f"{path}: ok ({len(r.labels)} label rules, {len(r.prefix_aliases)} prefix aliases, {len(r.modules)} modules)")
+
+
+# -- the scheduled bot: config, jobs, run-job, serve (issue 5) ---------------------------------------
+
+config_app = typer.Typer(help="The bot's config file (--config FILE or PRHUB_CONFIG): schema and validation.",
+                         no_args_is_help=True)
+app.add_typer(config_app, name="config")
+
+ConfigOpt = Annotated[Optional[str], typer.Option("--config", "-c", metavar="FILE",
+                                                  help="bot config YAML (default: $PRHUB_CONFIG)")]
+DbOpt = Annotated[Optional[str], typer.Option("--db", metavar="URL",
+                                              help="store URL (default: $PRHUB_DATABASE_URL, else ~/.local/share/prhub/prhub.db)")]
+
+
+@config_app.command("schema")
+def config_schema_cmd() -> None:
+    """Print the JSON schema of the bot's config file."""
+    from scheduler.config import config_schema
+
+    sys.stdout.write(json.dumps(config_schema(), indent=2, ensure_ascii=False) + "\n")
+
+
+@config_app.command("check")
+def config_check_cmd(config: ConfigOpt = None) -> None:
+    """Validate the config file; print one line per repository."""
+    from scheduler.config import load_config
+
+    loaded = load_config(config)
+    for r in loaded.config.repositories:
+        typer.echo(f"{r.repo}: {r.schedule.crontab} ({r.schedule.timezone}), {len(r.destinations)} destination(s), source {r.source}")
+
+
+@app.command("jobs")
+def jobs_cmd(
+    config: ConfigOpt = None,
+    now: Annotated[Optional[str], typer.Option(help="list next runs after this ISO 8601 instant (default: now)")] = None,
+    count: Annotated[int, typer.Option(min=1, max=52, help="next runs to show per job")] = 1,
+    json_out: Annotated[bool, typer.Option("--json", help="JSON instead of a table")] = False,
+) -> None:
+    """List the scheduled digest jobs and their next run times, in each job's time zone."""
+    from prhub.bot import jobs_table, parse_now
+    from scheduler.config import load_config
+
+    rows = jobs_table(load_config(config), parse_now(now), count=count)
+    if json_out:
+        sys.stdout.write(json.dumps(rows, indent=2, ensure_ascii=False) + "\n")
+        return
+    for r in rows:
+        typer.echo(f"{r['id']}  {r['schedule']!r} {r['timezone']}  next: {', '.join(r['next_runs'])}  "
+                   f"({', '.join(r['next_runs_utc'])})")
+
+
+@app.command("run-job")
+def run_job_cmd(
+    kind: Annotated[str, typer.Argument(metavar="weekly", help="the job to run: weekly")],
+    repo: Annotated[str, typer.Option(help="a configured owner/name")],
+    config: ConfigOpt = None,
+    week: Annotated[Optional[str], typer.Option(help="ISO week to digest (default: the week that ended before now)")] = None,
+    db: DbOpt = None,
+) -> None:
+    """Run a repository's weekly job once now: digest, post to every destination (exactly once), slices."""
+    from prhub.bot import configure_logging, report_lines, run_job_once
+    from scheduler.config import load_config
+
+    if kind != "weekly":
+        raise InputError(f"unknown job {kind!r}: use weekly")
+    loaded = load_config(config)
+    configure_logging()
+    report = run_job_once(loaded, repo, IsoWeek.parse(week) if week else None, db=db)
+    for line in report_lines(report):
+        typer.echo(line)
+    if report.status not in ("ok",):
+        raise typer.Exit(1)
+
+
+@app.command("serve")
+def serve_cmd(
+    config: ConfigOpt = None,
+    db: DbOpt = None,
+    host: Annotated[Optional[str], typer.Option(help="listen address (default: server.host of the config)")] = None,
+    port: Annotated[Optional[int], typer.Option(help="listen port (default: server.port of the config, 8080)")] = None,
+) -> None:
+    """Run the bot: Slack/Feishu endpoints, /healthz, /metrics and the weekly scheduler, in one process."""
+    from prhub.bot import configure_logging, serve
+    from scheduler.config import load_config
+
+    loaded = load_config(config)
+    configure_logging()
+    serve(loaded, db=db, host=host, port=port)
 
 
 def main() -> None:

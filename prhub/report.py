@@ -12,7 +12,7 @@ import os
 import tempfile
 import threading
 from collections import OrderedDict
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
@@ -289,15 +289,19 @@ class StoreReports:
     newer PRs of a repository invalidates its cached weeks.
     """
 
-    def __init__(self, store: Any, *, tz: str = "UTC", rules_file: str | None = None, cache_size: int = 32) -> None:
+    def __init__(self, store: Any, *, tz: str = "UTC", rules_file: str | None = None, cache_size: int = 32,
+                 rules_for: Callable[[str], Rules] | None = None) -> None:
         self._store = store
         self._tz = tz
         self._rules_file = rules_file
+        self._rules_for = rules_for
         self._cache: OrderedDict[tuple[str, ...], Report] = OrderedDict()
         self._size = cache_size
         self._lock = threading.Lock()
 
     def _rules(self, repo: str) -> Rules:
+        if self._rules_for is not None:
+            return self._rules_for(repo)
         from prhub import bootstrap
 
         return bootstrap.rules_for(repo, self._rules_file)
@@ -377,3 +381,14 @@ def web_app(db: str | None, *, tz: str = "UTC", lang: str = "en", rules_file: st
     from prhub import bootstrap
 
     return create_app(StoreReports(bootstrap.open_store(db), tz=tz, rules_file=rules_file), default_lang=lang)
+
+
+def create_reports_app(store: Any, *, default_lang: str = "en", tz: str = "UTC",
+                       rules_for: Callable[[str], Rules] | None = None) -> Any:
+    """The report pages (``/reports/{owner}/{name}/...``) over an open store, for ``prhub serve``.
+
+    ``rules_for`` maps a repository to its rules (default: the shipped rules for it).
+    """
+    from adapters.web import create_app
+
+    return create_app(StoreReports(store, tz=tz, rules_for=rules_for), default_lang=default_lang)

@@ -88,3 +88,30 @@ def test_other_intents_on_real_week(cache, now):
     summary = ask("summary", cache, now)
     assert summary.header == digest_cards(d)[0].header
     assert text_of(ask("what changed in spec-decode last week", cache, now)).count("2026-W19") >= 1
+
+
+@pytest.mark.parametrize("text,lang", [("trends", "en"), ("<@U_BOT> 趋势", "zh"), ("trends 6 weeks", "en")])
+def test_trends_query_on_six_real_weeks(vllm_rules, text, lang):
+    weeks = ["2026-W15", "2026-W16", "2026-W17", "2026-W18", "2026-W19", "2026-W20"]
+    prs = [p for w in weeks for p in week_prs(w)]
+    six = DigestCache(prs, repo="vllm-project/vllm", rules=vllm_rules)
+    q = parse(text, bot_ids={"U_BOT"})
+    assert q.intent == "trends" and q.lang == lang
+    newest = max(p.merged_at for p in prs)
+    card = answer(q, digest_provider=six, now=newest)
+    body = text_of(card)
+    counts = [(w, n) for w, n in zip(weeks, (180, 186, 200, 177, 199, 217))]
+    for w, n in counts:
+        assert w in body and str(n) in body
+    assert "(+6)" in body and "(-23)" in body and "(+18)" in body
+    assert card.header.endswith("6 weeks") or card.header.endswith("6 周")
+
+
+def test_responder_reports_each_reply_latency(cache, now):
+    from chatbot.queries import Responder
+
+    seen = []
+    responder = Responder(digest_provider=cache, clock=lambda: now, repo="vllm-project/vllm", observe=seen.append)
+    card = responder.reply("<@U_BOT> risks this week", bot_ids={"U_BOT"})
+    assert "2026-W20" in card.header
+    assert len(seen) == 1 and 0 < seen[0] < 30
