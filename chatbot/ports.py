@@ -140,10 +140,12 @@ class ChatDelivery(Protocol):
         """
         ...
 
-    def find_sent(self, destination: Destination, delivery_key: str, around: datetime) -> SentMessage | None:
+    def find_sent(self, destination: Destination, delivery_key: str, around: datetime,
+                  thread: str | None = None) -> SentMessage | None:
         """Reconciliation after a crash: the message carrying ``delivery_key`` posted near
-        ``around`` (UTC), or None when none was posted. Feishu may return None and rely on the
-        platform's 1-hour ``uuid`` de-duplication.
+        ``around`` (UTC) — at the top level, or in ``thread`` (the first part's message id) when
+        given — or None when none was posted. Feishu may return None and rely on the platform's
+        1-hour ``uuid`` de-duplication.
 
         Raises:
             chatbot.errors.DeliveryError: the lookup itself failed.

@@ -149,12 +149,13 @@ class Deliverer:
         now = self._clock.now()
         won, row = self._log.claim_delivery(key, now)
         if not won:
-            taken = self._existing(delivery, dest, key, row)
+            taken = self._existing(delivery, dest, key, row, thread)
             if taken is not None:
                 return taken
         return self._send(delivery, dest, key, card, thread)
 
-    def _existing(self, delivery: ChatDelivery, dest: Destination, key: DeliveryKey, row: DeliveryRecord) -> PartOutcome | None:
+    def _existing(self, delivery: ChatDelivery, dest: Destination, key: DeliveryKey, row: DeliveryRecord,
+                  thread: str | None = None) -> PartOutcome | None:
         """Decide about a row that already existed; None means this process now owns the send."""
         if row.status == SENT:
             log.info("delivery %s: already sent (message %s)", key, row.message_id)
@@ -162,7 +163,7 @@ class Deliverer:
             return PartOutcome(key, SENT, row.message_id, row.thread_id or row.message_id, already=True)
         if row.status == SENDING:
             try:
-                found = delivery.find_sent(dest, key.token, row.updated_at)
+                found = delivery.find_sent(dest, key.token, row.updated_at, thread=thread)
             except DeliveryError as exc:
                 log.warning("delivery %s: reconciliation lookup failed (%s): not re-sending now", key, exc.reason)
                 self._metrics.inc("prhub_deliveries_skipped_total", platform=key.platform)
@@ -213,7 +214,7 @@ class Deliverer:
                 self._metrics.inc("prhub_deliveries_retried_total", platform=key.platform)
                 self._sleep(wait)
                 if exc.retry_after is None and reason not in RATE_LIMIT_REASONS:
-                    found = self._lookup(delivery, dest, key)
+                    found = self._lookup(delivery, dest, key, thread)
                     if found is not None:
                         log.info("delivery %s: the failed attempt had posted (message %s)", key, found.message_id)
                         return self._sent(key, found)
@@ -221,9 +222,9 @@ class Deliverer:
             return self._sent(key, sent)
         return self._fail(key, reason)  # pragma: no cover - the loop always returns
 
-    def _lookup(self, delivery: ChatDelivery, dest: Destination, key: DeliveryKey) -> SentMessage | None:
+    def _lookup(self, delivery: ChatDelivery, dest: Destination, key: DeliveryKey, thread: str | None = None) -> SentMessage | None:
         try:
-            return delivery.find_sent(dest, key.token, self._clock.now() - timedelta(minutes=5))
+            return delivery.find_sent(dest, key.token, self._clock.now() - timedelta(minutes=5), thread=thread)
         except DeliveryError:
             return None
 

@@ -183,7 +183,8 @@ class FeishuDelivery:
         log.info("feishu posted %s to %s (%d card(s))", delivery_key, destination.target, len(cards))
         return SentMessage(message_id=first, thread_id=thread or first)
 
-    def find_sent(self, destination: Destination, delivery_key: str, around: datetime) -> SentMessage | None:
+    def find_sent(self, destination: Destination, delivery_key: str, around: datetime,
+                  thread: str | None = None) -> SentMessage | None:
         """Always None: a re-send with the same ``uuid`` within an hour is de-duplicated by Feishu
         (``im.v1.message.create`` answers with the first message), which is the reconciliation."""
         return None

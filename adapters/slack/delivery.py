@@ -155,13 +155,13 @@ class SlackDelivery:
         log.info("slack posted %s to %s (%d message(s))", delivery_key, channel, len(messages))
         return SentMessage(message_id=first, thread_id=thread or first)
 
-    def find_sent(self, destination: Destination, delivery_key: str, around: datetime) -> SentMessage | None:
+    def find_sent(self, destination: Destination, delivery_key: str, around: datetime,
+                  thread: str | None = None) -> SentMessage | None:
         """Find the message carrying ``delivery_key`` posted within 15 minutes of ``around``.
 
-        Calls ``conversations.history`` (``include_all_metadata``, up to 5 pages of 200). Slack's
-        history lists top-level messages and thread replies also sent to the channel; a part
-        posted only inside a thread is not listed there (None), so the scheduler reconciles part 1
-        this way and treats later parts as unsent.
+        With ``thread`` (a later part, posted in part 1's thread) it calls ``conversations.replies``
+        for that thread; otherwise ``conversations.history`` (both with ``include_all_metadata``,
+        up to 5 pages of 200), which lists top-level messages only.
 
         Returns:
             The message's ``ts`` (and its ``thread_ts``), or None when none carries the key.
@@ -178,7 +178,11 @@ class SlackDelivery:
                                       "inclusive": True, "include_all_metadata": True, "limit": 200}
             if cursor:
                 kwargs["cursor"] = cursor
-            resp = self._call("conversations.history", self.client.conversations_history, **kwargs)
+            if thread:
+                kwargs["ts"] = thread
+                resp = self._call("conversations.replies", self.client.conversations_replies, **kwargs)
+            else:
+                resp = self._call("conversations.history", self.client.conversations_history, **kwargs)
             for m in resp.get("messages") or []:
                 meta = m.get("metadata") or {}
                 if meta.get("event_type") == METADATA_EVENT_TYPE and (meta.get("event_payload") or {}).get("key") == delivery_key:

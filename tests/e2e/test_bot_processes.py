@@ -81,6 +81,24 @@ def test_killed_after_accept_then_restarted_posts_once(store, db_url, tmp_path, 
             assert "reconciled" in restart.stderr
 
 
+def test_slack_killed_after_accepting_a_threaded_part_then_restarted_posts_once(store, db_url, tmp_path):
+    """Part 2 lives only in part 1's thread: reconciliation must look in the thread (conversations.replies)."""
+    edir = example_week_dir(tmp_path, ["2026-W20"])
+    config = _config(tmp_path, edir)
+    with FakeSlack() as slack, FakeFeishu() as feishu:
+        env = subprocess_env(slack, feishu, db_url)
+        crash = subprocess.run([PYTHON, "-m", "tests.e2e.crash_bot", config, REPO, "2026-W20", "slack", "2"],
+                               capture_output=True, text=True, env=env, cwd=ROOT, timeout=120)
+        assert crash.returncode == 137, crash.stderr[-2000:]
+        pending = [r for r in store.deliveries_of(REPO, "2026-W20", "digest") if r.status == "sending"]
+        assert [(r.key.platform, r.key.part) for r in pending] == [("slack", 2)]
+        restart = _prhub(["run-job", "weekly", "--repo", REPO, "--config", config, "--week", "2026-W20"], env)
+        assert restart.returncode == 0, restart.stdout + restart.stderr[-2000:]
+        assert "reconciled" in restart.stderr
+        parts = _check_once(slack, feishu, store.deliveries_of(REPO, "2026-W20", "digest"))
+        assert parts >= 2
+
+
 def _get(port, path):
     try:
         with urllib.request.urlopen(f"http://127.0.0.1:{port}{path}", timeout=5) as r:

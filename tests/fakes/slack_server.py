@@ -1,6 +1,6 @@
 """A fake Slack Web API on 127.0.0.1 for slack_sdk / slack-bolt tests.
 
-Methods: ``auth.test``, ``chat.postMessage`` (returns ``ts``), ``conversations.history`` (with
+Methods: ``auth.test``, ``chat.postMessage`` (returns ``ts``), ``conversations.replies``, ``conversations.history`` (with
 ``metadata`` when ``include_all_metadata``), ``conversations.open``; plus ``POST /response/<id>``
 standing in for slash-command ``response_url``\\ s. Like Slack it answers HTTP 200 with
 ``{"ok": false, "error": ...}`` for what it rejects, using the thresholds of
@@ -274,6 +274,21 @@ class FakeSlack:
                     "thread_ts": args.get("thread_ts"), "metadata": meta}
             self.posts.append(post)
         return None, {"channel": channel, "ts": ts, "message": {"text": args.get("text"), "ts": ts}}
+
+    def _m_conversations_replies(self, args: dict[str, Any]) -> tuple[str | None, dict[str, Any]]:
+        channel = str(args.get("channel") or "")
+        ts = str(args.get("ts") or "")
+        with_meta = str(args.get("include_all_metadata", "")).lower() in ("1", "true")
+        thread = [p for p in self.posts if p["channel"] == channel and (p["ts"] == ts or p["thread_ts"] == ts)]
+        if not any(p["ts"] == ts for p in thread):
+            return "thread_not_found", {}
+        out = []
+        for p in thread:  # oldest first, the parent first
+            m = {"type": "message", "ts": p["ts"], "thread_ts": ts, "text": p["text"], "bot_id": self.bot_id}
+            if with_meta and p["metadata"]:
+                m["metadata"] = p["metadata"]
+            out.append(m)
+        return None, {"messages": out, "has_more": False, "response_metadata": {"next_cursor": ""}}
 
     def _m_conversations_history(self, args: dict[str, Any]) -> tuple[str | None, dict[str, Any]]:
         channel = str(args.get("channel") or "")

@@ -121,7 +121,8 @@ class RecordingDelivery:
                 raise KeyboardInterrupt("killed after the platform accepted")
             return SentMessage(mid, thread or mid)
 
-    def find_sent(self, destination: Destination, delivery_key: str, around: datetime) -> SentMessage | None:
+    def find_sent(self, destination: Destination, delivery_key: str, around: datetime,
+                  thread: str | None = None) -> SentMessage | None:
         with self._lock:
             self.lookups += 1
             for p in self.posts:
