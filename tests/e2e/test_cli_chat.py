@@ -71,3 +71,57 @@ def test_ask_payload_formats(fmt, key):
     r = prhub("ask", "PR #42202", "--sample", "--format", fmt)
     assert r.returncode == 0, r.stderr
     assert len(json.loads(r.stdout)[key]) == 1
+
+
+def _hostile_week(path):
+    """300 merged PRs of vllm-project/vllm in 2026-W20, 80 of them risky (core path, no tests), every
+    title ~250 chars of mentions, markup and Chinese."""
+    records = []
+    for i in range(300):
+        n = 60000 + i
+        risky = i % 15 < 4  # 80 of 300
+        title = (f"[Bugfix] <!channel> <@U_ALICE> <at id=all></at> <font color='red'>x</font> *b* `c` & "
+                 f"修复注意力内核在长序列下的数值溢出问题 ").ljust(250, "长")
+        files = ([{"path": f"vllm/v1/core/sched/m{i}.py", "additions": 40, "deletions": 5}] if risky
+                 else [{"path": f"docs/page{i}.md", "additions": 3, "deletions": 1}])
+        records.append({"number": n, "title": title, "mergedAt": f"2026-05-{11 + i % 7:02d}T{i % 24:02d}:00:00Z",
+                        "url": f"https://github.com/vllm-project/vllm/pull/{n}", "author": {"login": f"dev{i % 40}"},
+                        "files": files})
+    path.write_text(json.dumps(records))
+    return {r["number"] for r in records if r["files"][0]["path"].startswith("vllm/")}
+
+
+def test_hostile_300_pr_week_stays_within_platform_limits(tmp_path):
+    risky = _hostile_week(tmp_path / "hostile.json")
+    assert len(risky) == 80
+    env = {**ENV, "PRHUB_PUBLIC_URL": "https://prhub.example.org"}
+    r = prhub("digest", "--input", str(tmp_path / "hostile.json"), "--format", "slack", env=env)
+    assert r.returncode == 0, r.stderr
+    msgs = json.loads(r.stdout)["messages"]
+    listed = set()
+    for m in msgs:
+        assert 0 < len(m["text"]) <= 3000 and len(m["blocks"]) <= 50
+        total = 0
+        for b in m["blocks"]:
+            if b["type"] == "header":
+                assert len(b["text"]["text"]) <= 150
+            if b["type"] == "section":
+                if "text" in b:
+                    assert 1 <= len(b["text"]["text"]) <= 3000
+                    total += len(b["text"]["text"])
+                assert len(b.get("fields", [])) <= 10 and all(len(f["text"]) <= 2000 for f in b.get("fields", []))
+        assert total <= 12000
+        body = json.dumps(m["blocks"])
+        assert "<!channel>" not in body and "<@U_ALICE>" not in body
+        listed |= {n for n in risky if f"/pull/{n}|" in body}
+    assert listed == risky  # every risky PR at least once across the parts
+    r = prhub("digest", "--input", str(tmp_path / "hostile.json"), "--format", "feishu", "--lang", "zh", env=env)
+    assert r.returncode == 0, r.stderr
+    cards = json.loads(r.stdout)["cards"]
+    seen = set()
+    for c in cards:
+        raw = json.dumps(c, ensure_ascii=False)
+        assert len(raw.encode("utf-8")) <= 25_000
+        assert "<at " not in raw and "<font" not in raw and "\\\\[Bugfix" not in raw
+        seen |= {n for n in risky if f"[#{n}](https://github.com/vllm-project/vllm/pull/{n})" in raw}
+    assert seen == risky
