@@ -165,7 +165,20 @@ class Actions(_Frozen):
     buttons: tuple[Button, ...] = ()
 
 
-Block = Annotated[Union[Section, Fields, PRList, Context, Divider, Actions], Field(discriminator="kind")]
+class Image(_Frozen):
+    """An image the platform already holds (a chart uploaded before the card is sent).
+
+    ``key`` is the platform's reference to the uploaded image (Feishu ``img_key`` from
+    ``im.v1.image.create``; Slack file id from ``files.completeUploadExternal``); ``alt`` is
+    trusted alternative text (prhub's own words). Plain-text renderers show only ``alt``.
+    """
+
+    kind: Literal["image"] = "image"
+    key: str = Field(min_length=1, max_length=128)
+    alt: str = ""
+
+
+Block = Annotated[Union[Section, Fields, PRList, Context, Divider, Actions, Image], Field(discriminator="kind")]
 """One block of a card."""
 
 
@@ -250,7 +263,7 @@ def pr_item_text(item: PRItem) -> str:
 
 
 def block_text(block: Block) -> str:
-    """The plain text of one block (one line per line/item); empty for dividers."""
+    """The plain text of one block (one line per line/item); empty for dividers, ``alt`` for images."""
     if isinstance(block, Section):
         lines = [block.heading] if block.heading else []
         return "\n".join(lines + [run_text(ln) for ln in block.lines])
@@ -266,7 +279,17 @@ def block_text(block: Block) -> str:
         return run_text(block.runs)
     if isinstance(block, Actions):
         return " · ".join(b.label for b in block.buttons)
+    if isinstance(block, Image):
+        return block.alt
     return ""
+
+
+def with_image(card: Card, image: Image) -> Card:
+    """``card`` with ``image`` placed after its text, before a trailing row of buttons (if any)."""
+    blocks = list(card.blocks)
+    at = len(blocks) - 1 if blocks and isinstance(blocks[-1], Actions) else len(blocks)
+    blocks.insert(at, image)
+    return card.model_copy(update={"blocks": tuple(blocks)})
 
 
 def _sep(lang: str) -> str:

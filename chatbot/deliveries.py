@@ -29,7 +29,7 @@ class DeliveryKey:
         week: ISO week ``2026-W20``.
         platform: ``slack`` or ``feishu``.
         destination: channel/chat/user id.
-        kind: ``digest`` or ``slice``.
+        kind: ``digest``, ``slice`` or ``chart`` (the weekly chart's upload, part 1).
         part: 1-based part number.
     """
 

@@ -151,3 +151,37 @@ class ChatDelivery(Protocol):
             chatbot.errors.DeliveryError: the lookup itself failed.
         """
         ...
+
+
+class ImageUploader(Protocol):
+    """Optional capability of a :class:`ChatDelivery`: uploading an image (the weekly chart).
+
+    ``images_in_cards`` says where an uploaded image shows: True (Feishu) — the returned reference
+    is an image key to put in a card (:class:`chatbot.cards.Image`), so the upload comes *before*
+    the card that shows it and ``thread`` is ignored; False (Slack) — the upload itself shares the
+    image into ``thread`` (part 1's message id), so it comes *after* part 1.
+    """
+
+    images_in_cards: bool
+
+    def upload_image(self, destination: Destination, png: bytes, *, title: str, thread: str | None) -> str:
+        """Upload ``png`` (PNG bytes) for ``destination`` with the plain-text ``title``.
+
+        Called at most once per (repo, week, destination) by the scheduler, which records it in
+        the delivery log (implementations never retry: a retried share could show twice).
+
+        Returns:
+            The platform's reference of the image (Feishu ``image_key``, Slack file id).
+
+        Raises:
+            chatbot.errors.DeliveryError: the platform refused or failed.
+        """
+        ...
+
+
+def image_uploader(delivery: object) -> ImageUploader | None:
+    """``delivery`` as an :class:`ImageUploader` when it implements ``upload_image``, else None
+    (a wrapper or test double without it simply posts no chart)."""
+    if callable(getattr(delivery, "upload_image", None)) and isinstance(getattr(delivery, "images_in_cards", None), bool):
+        return delivery  # type: ignore[return-value]
+    return None

@@ -28,12 +28,13 @@ from chatbot.weeks import IsoWeek, load_zone
 from prhub import bootstrap
 from scheduler.config import LoadedConfig, RepositoryConfig
 from scheduler.delivery import Deliverer, Sleeper, Stopping
-from scheduler.jobs import DigestBuilder, DigestJob
+from scheduler.jobs import ChartRenderer, DigestBuilder, DigestJob
 from scheduler.metrics import METRICS, Metrics
 from scheduler.service import DigestScheduler
 
 if TYPE_CHECKING:
     from adapters.storage import SqlStore
+    from chatbot.render.html import ChartImage
 
 log = logging.getLogger(__name__)
 
@@ -130,6 +131,14 @@ def digest_builder(loaded: LoadedConfig, store: SqlStore | None) -> DigestBuilde
     return build
 
 
+def weekly_chart(digest: Digest) -> ChartImage | None:
+    """The :data:`scheduler.jobs.ChartRenderer` of the weekly posts: the digest's main chart
+    (:func:`adapters.report.charts.main_chart`, matplotlib loaded on first use)."""
+    from adapters.report.charts import main_chart
+
+    return main_chart(digest)
+
+
 def public_report_url() -> Callable[[str, str], str | None]:
     """``(repo, week) -> {PRHUB_PUBLIC_URL}/reports/{owner}/{name}/{week}`` (None without the variable)."""
     from prhub.chat import report_url
@@ -164,15 +173,20 @@ class Bot:
 
 def create_bot(loaded: LoadedConfig, store: Any, deliveries: dict[str, ChatDelivery], *, clock: Clock | None = None,
                sleep: Sleeper | None = None, build: DigestBuilder | None = None, metrics: Metrics = METRICS,
-               report_url: Callable[[str, str], str | None] | None = None) -> Bot:
-    """Wire the job and the scheduler around ``store`` (delivery log, subscriptions, PRs) and ``deliveries``."""
+               report_url: Callable[[str, str], str | None] | None = None,
+               chart: ChartRenderer | None = weekly_chart) -> Bot:
+    """Wire the job and the scheduler around ``store`` (delivery log, subscriptions, PRs) and ``deliveries``.
+
+    ``chart`` draws the chart attached to each weekly digest (default :func:`weekly_chart`; None:
+    no chart)."""
     clock = clock or SystemClock()
     sleeper = sleep or StopSleeper()
     cfg = loaded.config
     deliverer = Deliverer(store, deliveries, clock=clock, sleep=sleeper, settings=cfg.delivery, metrics=metrics)
     subscribers = store if hasattr(store, "subscriptions_for_repo") else None
     job = DigestJob(cfg, build=build or digest_builder(loaded, store), deliverer=deliverer, clock=clock,
-                    subscribers=subscribers, report_url=report_url or public_report_url(), metrics=metrics)
+                    subscribers=subscribers, report_url=report_url or public_report_url(), metrics=metrics,
+                    chart=chart)
     sched = DigestScheduler(cfg, job, clock=clock, delivery_log=store)
     return Bot(loaded, store, job, sched, sleeper, metrics)
 
@@ -267,6 +281,9 @@ def report_lines(report: Any) -> Iterable[str]:
     for out in [*report.digests, *report.slices]:
         parts = ", ".join(f"{p.key.part}:{p.status}{' (already)' if p.already else ''}" for p in out.parts)
         yield f"  {out.kind} {out.destination.platform}:{out.destination.target}: {out.status} [{parts}]"
+    for c in report.charts:
+        what = c.reference if c.status == "sent" else c.reason
+        yield f"  chart {c.destination.platform}:{c.destination.target}: {c.status}{' (already)' if c.already else ''} [{what}]"
     for p in report.problems:
         yield f"  problem: {p}"
 

@@ -17,6 +17,12 @@ For each part of a message to one destination, in order:
 
 Parts 2..n go in part 1's thread. Nothing here raises a platform error; a :class:`Stopping` raised
 by the sleeper (shutdown) leaves the row ``sending`` for reconciliation by the next start.
+
+The weekly chart (:meth:`Deliverer.upload_chart`) is best effort and at most once per (repo, week,
+destination): its upload is a delivery-log row of kind ``chart``, part 1, whose ``message_id`` is
+the platform's image reference. It is tried once per run (no retries): ``sent`` is reused, a
+``failed`` row is tried again by a later run, and a ``sending`` row (a run that died during the
+upload) is left alone, since an upload cannot be looked up and a second one could show twice.
 """
 
 from __future__ import annotations
@@ -25,12 +31,16 @@ import logging
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
+from typing import TYPE_CHECKING
 
 from chatbot.deliveries import FAILED, SENDING, SENT, DeliveryKey, DeliveryLog, DeliveryRecord
 from chatbot.errors import DeliveryError
-from chatbot.ports import ChatDelivery, Clock, Destination, SentMessage
+from chatbot.ports import ChatDelivery, Clock, Destination, SentMessage, image_uploader
 from scheduler.config import DeliverySettings
 from scheduler.metrics import METRICS, Metrics
+
+if TYPE_CHECKING:
+    from chatbot.render.html import ChartImage
 
 log = logging.getLogger(__name__)
 
@@ -39,6 +49,12 @@ IDEMPOTENT_SECONDS = {"feishu": 3300.0}
 Feishu's ``uuid`` query parameter, 1 hour. Slack has no such key (reconciliation via ``find_sent``)."""
 
 RATE_LIMIT_REASONS = frozenset({"ratelimited", "rate_limited", "230020", "99991400"})
+
+CHART = "chart"
+"""Delivery-log kind of the weekly chart upload (one row per repo, week and destination, part 1)."""
+
+ChartSource = Callable[[], "ChartImage | None"]
+"""Draws the chart to upload (None: nothing to chart); called only when an upload is due."""
 
 
 class Stopping(Exception):
@@ -82,6 +98,21 @@ class DestinationOutcome:
     def reason(self) -> str | None:
         """The failure reason of the failed part, if any."""
         return next((p.reason for p in self.parts if p.status == FAILED), None)
+
+
+@dataclass(frozen=True)
+class ChartOutcome:
+    """What happened to a destination's chart: ``sent`` (uploaded now or before; ``reference`` is
+    the platform's image reference), ``skipped`` (no chart, unsupported, or another run has it) or
+    ``failed`` (``reason``)."""
+
+    destination: Destination
+    status: str
+    reference: str | None = None
+    reason: str | None = None
+    already: bool = False
+    title: str | None = None
+    """The chart's title when it was drawn in this run (alt text for a card image)."""
 
 
 class Deliverer:
@@ -142,6 +173,92 @@ class Deliverer:
             if n == 1:
                 thread = part.thread_id or part.message_id
         return outcome
+
+    def started(self, destination: Destination, *, repo: str, week: str, kind: str) -> bool:
+        """Whether part 1 of that message to ``destination`` is sent or being sent (a logged row that
+        is not ``failed``): its content can no longer change. A store error counts as started."""
+        try:
+            rows = self._log.deliveries_of(repo, week, kind)
+        except Exception as exc:
+            log.warning("delivery log unreadable (%s): treating %s %s %s as started", exc, repo, week, destination.target)
+            return True
+        return any(r.key.platform == destination.platform and r.key.destination == destination.target
+                   and r.key.part == 1 and r.status != FAILED for r in rows)
+
+    def upload_chart(self, destination: Destination, chart: ChartSource, *, repo: str, week: str,
+                     thread: str | None) -> ChartOutcome:
+        """Upload the chart of (``repo``, ``week``) for ``destination`` once, through the platform's
+        ``upload_image`` (Slack ``files_upload_v2``, Feishu ``im.v1.image.create``), recorded in the
+        delivery log as kind :data:`CHART`, part 1.
+
+        Args:
+            destination: where the digest goes.
+            chart: draws the chart; only called when an upload is due.
+            repo, week: the digest's repository and ISO week.
+            thread: part 1's message id (Slack shares the image there), or None.
+
+        Returns:
+            The outcome; ``reference`` is set when the chart is (or was already) uploaded.
+            Never raises a platform, store or drawing error: the digest goes out without a chart.
+        """
+        platform = destination.platform
+        uploader = image_uploader(self._deliveries.get(platform))
+        if uploader is None:
+            return ChartOutcome(destination, "skipped", reason=f"{platform} delivery takes no images")
+        key = DeliveryKey(repo, week, platform, destination.target, CHART, 1)
+        owned = False
+        try:
+            row = next((r for r in self._log.deliveries_of(repo, week, CHART) if r.key == key), None)
+            if row is not None and row.status != FAILED:
+                return self._chart_exists(destination, key, row)
+            image = chart()
+            if image is None:
+                return self._chart_outcome(destination, "skipped", reason="no chart for this digest")
+            now = self._clock.now()
+            if row is None:
+                owned, row = self._log.claim_delivery(key, now)
+                if not owned:
+                    return self._chart_exists(destination, key, row)
+            else:
+                owned = self._log.take_over_delivery(key, row, now)
+                if not owned:
+                    return self._chart_outcome(destination, "skipped", reason="taken by another process")
+            self._log.touch_delivery(key, row.attempts + 1, now)
+            ref = uploader.upload_image(destination, image.png, title=image.title, thread=thread)
+        except DeliveryError as exc:
+            reason = exc.reason or "error"
+            log.warning("chart %s: upload failed (%s); the digest goes out without it", key, reason)
+            return self._chart_failed(destination, key, reason, owned)
+        except Exception as exc:  # drawing, store or adapter trouble: the digest goes on without a chart
+            log.exception("chart %s: %s; the digest goes out without it", key, exc)
+            return self._chart_failed(destination, key, f"{type(exc).__name__}: {getattr(exc, 'user_message', exc)}", owned)
+        try:
+            self._log.mark_delivery_sent(key, ref, thread, self._clock.now())
+        except Exception:  # uploaded, but the log could not say so: use it now, a later run skips the 'sending' row
+            log.exception("chart %s: uploaded as %s but not recorded", key, ref)
+        log.info("chart %s: uploaded (%s)", key, ref)
+        return self._chart_outcome(destination, SENT, ref, title=image.title)
+
+    def _chart_exists(self, destination: Destination, key: DeliveryKey, row: DeliveryRecord) -> ChartOutcome:
+        if row.status == SENT and row.message_id:
+            log.info("chart %s: already uploaded (%s)", key, row.message_id)
+            return ChartOutcome(destination, SENT, row.message_id, already=True)
+        log.info("chart %s: a %s row exists (another run uploads it, or died uploading): not uploading again",
+                 key, row.status)
+        return self._chart_outcome(destination, "skipped", reason=f"chart row is {row.status}")
+
+    def _chart_failed(self, destination: Destination, key: DeliveryKey, reason: str, owned: bool) -> ChartOutcome:
+        if owned:
+            try:
+                self._log.mark_delivery_failed(key, reason, self._clock.now())
+            except Exception:
+                log.exception("chart %s: cannot record the failure (%s)", key, reason)
+        return self._chart_outcome(destination, FAILED, reason=reason)
+
+    def _chart_outcome(self, destination: Destination, status: str, reference: str | None = None,
+                       reason: str | None = None, title: str | None = None) -> ChartOutcome:
+        self._metrics.inc("prhub_charts_total", platform=destination.platform, outcome=status)
+        return ChartOutcome(destination, status, reference, reason, title=title)
 
     # -- one part --------------------------------------------------------------------------------
 

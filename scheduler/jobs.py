@@ -5,6 +5,12 @@ whatever time the job actually runs (a late or catch-up run digests the same wee
 destination is independent: one that keeps failing is logged ``failed`` and reported to the
 admins without blocking the others. A GitHub rate limit (:class:`RateLimitedError`) asks the
 scheduler for one retry after the reset. :meth:`DigestJob.run` never raises.
+
+With a chart renderer, each digest also carries the week's main chart, uploaded once per
+destination (best effort: a chart that cannot be drawn or uploaded is logged and the digest goes
+out without it). Where it goes depends on the platform (:class:`chatbot.ports.ImageUploader`):
+Feishu shows an uploaded image key in a card, so the chart is uploaded first and put in part 1;
+Slack shares the uploaded file into a thread, so the chart follows part 1, in its thread.
 """
 
 from __future__ import annotations
@@ -13,17 +19,22 @@ import logging
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
+from typing import TYPE_CHECKING
 
-from chatbot.cards import digest_cards, message_card
-from chatbot.deliveries import SubscriberDirectory
+from chatbot.cards import Card, Image, digest_cards, message_card, with_image
+from chatbot.deliveries import SENT, SubscriberDirectory
 from chatbot.errors import PrhubError, RateLimitedError
+from chatbot.i18n import tr
 from chatbot.models import Digest
-from chatbot.ports import Clock, Destination
+from chatbot.ports import Clock, Destination, image_uploader
 from chatbot.slices import slice_card
 from chatbot.weeks import IsoWeek, load_zone
 from scheduler.config import BotConfig, RepositoryConfig
-from scheduler.delivery import Deliverer, DestinationOutcome, Stopping
+from scheduler.delivery import ChartOutcome, ChartSource, Deliverer, DestinationOutcome, Stopping
 from scheduler.metrics import METRICS, Metrics
+
+if TYPE_CHECKING:
+    from chatbot.render.html import ChartImage
 
 log = logging.getLogger(__name__)
 
@@ -44,6 +55,10 @@ ReportUrl = Callable[[str, str], "str | None"]
 RetryScheduler = Callable[[RepositoryConfig, IsoWeek, datetime], None]
 """Schedules one retry of the job for (repository, week) at an aware UTC instant."""
 
+ChartRenderer = Callable[[Digest], "ChartImage | None"]
+"""Draws the main chart of a digest (in ``digest.lang``) as a PNG with a plain-text title, or None
+when there is nothing to chart. ``prhub/bot.py`` injects one built on matplotlib; it may raise."""
+
 
 def week_for(fire_time: datetime, week_tz: str) -> IsoWeek:
     """The ISO week (in ``week_tz``) that ended at or before ``fire_time`` (aware)."""
@@ -59,6 +74,7 @@ class JobReport:
     status: str = "ok"
     digests: list[DestinationOutcome] = field(default_factory=list)
     slices: list[DestinationOutcome] = field(default_factory=list)
+    charts: list[ChartOutcome] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
     retry_at: datetime | None = None
 
@@ -68,7 +84,20 @@ class DigestJob:
 
     def __init__(self, config: BotConfig, *, build: DigestBuilder, deliverer: Deliverer, clock: Clock,
                  subscribers: SubscriberDirectory | None = None, report_url: ReportUrl | None = None,
-                 schedule_retry: RetryScheduler | None = None, metrics: Metrics = METRICS) -> None:
+                 schedule_retry: RetryScheduler | None = None, metrics: Metrics = METRICS,
+                 chart: ChartRenderer | None = None) -> None:
+        """
+        Args:
+            config: the bot's configuration.
+            build: builds the digest of (repository, week, language).
+            deliverer: posts messages exactly once (and uploads charts at most once).
+            clock: current time.
+            subscribers: the subscriptions, for the weekly slices (None: no slices).
+            report_url: public URL of a week's full report (None: no button).
+            schedule_retry: where a rate-limited run asks for its one retry.
+            metrics: counters.
+            chart: draws a digest's main chart (None: digests go out without a chart).
+        """
         self.config = config
         self._build = build
         self._deliverer = deliverer
@@ -77,6 +106,7 @@ class DigestJob:
         self._report_url = report_url or (lambda repo, week: None)
         self._schedule_retry = schedule_retry
         self._metrics = metrics
+        self._chart = chart
 
     def set_retry_scheduler(self, schedule_retry: RetryScheduler) -> None:
         """Where rate-limited runs ask for their one retry (the :class:`DigestScheduler` sets itself)."""
@@ -150,17 +180,59 @@ class DigestJob:
             return
 
         url = self._report_url(cfg.repo, str(week))
+        charts: dict[str, ChartImage | Exception | None] = {}
+
+        def chart_of(lang: str) -> ChartSource:
+            def draw() -> ChartImage | None:  # once per language and run, failure included
+                if lang not in charts:
+                    assert self._chart is not None
+                    try:
+                        charts[lang] = self._chart(digest(lang))
+                    except Exception as exc:
+                        charts[lang] = exc
+                got = charts[lang]
+                if isinstance(got, Exception):
+                    raise got
+                return got
+            return draw
+
         for d in cfg.destinations:
             dest = Destination(platform=d.platform, target=d.target, lang=d.lang, workspace=d.workspace)
             cards = digest_cards(digest(d.lang), report_url=url)
-            out = self._deliverer.deliver(dest, cards, repo=cfg.repo, week=str(week), kind=DIGEST)
+            out, chart = self._deliver_digest(dest, cards, repo=cfg.repo, week=str(week), chart=chart_of(d.lang))
             report.digests.append(out)
+            if chart is not None:
+                report.charts.append(chart)
             if out.status == "failed":
                 report.problems.append(f"{d.platform}:{d.target}: {out.reason}")
         self._slices(cfg, week, digest, url, report)
         if report.problems:
             report.status = "partial"
         log.info("job %s %s: done (%s)", cfg.repo, week, report.status)
+
+    def _deliver_digest(self, dest: Destination, cards: list[Card], *, repo: str, week: str,
+                        chart: ChartSource) -> tuple[DestinationOutcome, ChartOutcome | None]:
+        """Post the digest's parts to ``dest`` with the chart: uploaded first and shown in part 1
+        (Feishu ``img_key``), or uploaded into part 1's thread after the parts (Slack)."""
+        uploader = image_uploader(self._deliverer.delivery_for(dest.platform))
+        if self._chart is None or uploader is None or not cards:
+            return self._deliverer.deliver(dest, cards, repo=repo, week=week, kind=DIGEST), None
+        outcome: ChartOutcome | None = None
+        if uploader.images_in_cards:
+            if self._deliverer.started(dest, repo=repo, week=week, kind=DIGEST):
+                log.info("job %s %s: part 1 to %s:%s is already out: no chart", repo, week, dest.platform, dest.target)
+            else:
+                outcome = self._deliverer.upload_chart(dest, chart, repo=repo, week=week, thread=None)
+                if outcome.reference:
+                    alt = outcome.title or tr(dest.lang, "html.charts")
+                    cards = [with_image(cards[0], Image(key=outcome.reference, alt=alt)), *cards[1:]]
+            return self._deliverer.deliver(dest, cards, repo=repo, week=week, kind=DIGEST), outcome
+        out = self._deliverer.deliver(dest, cards, repo=repo, week=week, kind=DIGEST)
+        first = out.parts[0] if out.parts else None
+        thread = (first.thread_id or first.message_id) if first is not None and first.status == SENT else None
+        if thread:
+            outcome = self._deliverer.upload_chart(dest, chart, repo=repo, week=week, thread=thread)
+        return out, outcome
 
     def _slices(self, cfg: RepositoryConfig, week: IsoWeek, digest: Callable[[str], Digest], url: str | None,
                 report: JobReport) -> None:

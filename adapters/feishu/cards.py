@@ -27,6 +27,7 @@ from chatbot.cards import (
     Context,
     Divider,
     Fields,
+    Image,
     Link,
     PRItem,
     PRList,
@@ -179,6 +180,9 @@ def _element(block: Block) -> list[dict[str, Any]]:
             out.append({"tag": "button", "text": {"tag": "plain_text", "content": clip(b.label, 60)},
                         "type": "primary" if not out else "default", "behaviors": [behavior]})
         return out
+    if isinstance(block, Image):
+        return [{"tag": "img", "img_key": block.key, "alt": {"tag": "plain_text", "content": clip(block.alt, 200)},
+                 "scale_type": "fit_horizontal", "preview": True}]
     return []
 
 

@@ -9,11 +9,16 @@ twice (and :meth:`FeishuDelivery.find_sent` may answer None).
 lark-oapi does not raise on API errors: it returns a response whose ``success()`` is false and
 whose ``code`` says why. Every call checks it; throttling (code ``230020``/``99991400`` or HTTP
 429) becomes :class:`chatbot.errors.DeliveryError` with ``retry_after``.
+
+:meth:`FeishuDelivery.upload_image` uploads the weekly chart with ``im.v1.image.create``
+(``image_type="message"``); the returned ``image_key`` goes into the first card as an ``img``
+element (``img_key``), so the image is uploaded before that card is sent.
 """
 
 from __future__ import annotations
 
 import hashlib
+import io
 import json
 import logging
 from datetime import datetime
@@ -21,6 +26,8 @@ from typing import Any
 
 import lark_oapi as lark
 from lark_oapi.api.im.v1 import (
+    CreateImageRequest,
+    CreateImageRequestBody,
     CreateMessageRequest,
     CreateMessageRequestBody,
     ReplyMessageRequest,
@@ -106,6 +113,8 @@ class FeishuDelivery:
     """
 
     platform = "feishu"
+    images_in_cards = True
+    """An uploaded image is shown by putting its ``image_key`` in a card (an ``img`` element)."""
 
     def __init__(self, client: lark.Client) -> None:
         self.client = client
@@ -182,6 +191,33 @@ class FeishuDelivery:
         assert first is not None
         log.info("feishu posted %s to %s (%d card(s))", delivery_key, destination.target, len(cards))
         return SentMessage(message_id=first, thread_id=thread or first)
+
+    def upload_image(self, destination: Destination, png: bytes, *, title: str, thread: str | None) -> str:
+        """Upload a PNG with ``im.v1.image.create`` (``POST /open-apis/im/v1/images``, multipart,
+        ``image_type="message"``) for use in a card sent to ``destination``.
+
+        Args:
+            destination: the chat or user the card will go to (an image key works in any chat of
+                the app; the argument is kept for the port).
+            png: the image bytes (Feishu accepts at most 10 MB).
+            title: unused by Feishu (the card's ``img`` element carries the alt text).
+            thread: ignored: the image shows where the card referencing it is sent.
+
+        Returns:
+            The ``image_key`` (``img_v2_…``) to use as ``img_key`` in a card.
+
+        Raises:
+            DeliveryError: Feishu refused the upload or failed (HTTP 5xx, network).
+        """
+        body = (CreateImageRequestBody.builder().image_type("message")
+                .image(("prhub-chart.png", io.BytesIO(png), "image/png")).build())  # type: ignore[arg-type]
+        req = CreateImageRequest.builder().request_body(body).build()
+        resp = self._execute("im.v1.image.create", self.client.im.v1.image.create, req)
+        key = str(getattr(resp.data, "image_key", "") or "")
+        if not key:
+            raise DeliveryError("Feishu im.v1.image.create failed: no image_key in the answer", reason="bad_response")
+        log.info("feishu uploaded image %s (%d bytes) for %s", key, len(png), destination.target)
+        return key
 
     def find_sent(self, destination: Destination, delivery_key: str, around: datetime,
                   thread: str | None = None) -> SentMessage | None:

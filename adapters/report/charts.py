@@ -191,6 +191,21 @@ def chart_images(digest: Digest, trends: Trends | None = None) -> list[ChartImag
     return out
 
 
+def main_chart(digest: Digest) -> ChartImage | None:
+    """The one chart posted with the weekly chat digest, in ``digest.lang``: the label distribution,
+    or module activity when no PR has a label; None for a week without PRs."""
+    lang = digest.lang
+    with _LOCK:
+        _setup()
+        labels = label_series(digest)
+        if labels:
+            return ChartImage("labels", tr(lang, "chart.labels"), _hbar(labels, tr(lang, "chart.labels"), PALETTE[0]))
+        modules = module_series(digest)
+        if modules:
+            return ChartImage("modules", tr(lang, "chart.modules"), _modules(modules, lang))
+    return None
+
+
 def trend_chart(trends: Trends, lang: str) -> list[ChartImage]:
     """The trend chart alone (for the trends page); [] with fewer than two weeks."""
     if len(trends.weeks) < 2:

@@ -27,6 +27,7 @@ from chatbot.cards import (
     Context,
     Divider,
     Fields,
+    Image,
     Link,
     PRItem,
     PRList,
@@ -48,6 +49,7 @@ MAX_CONTEXT = 2000
 MAX_TOTAL = 12000
 MAX_FALLBACK = 3000
 MAX_BUTTON = 75
+MAX_ALT = 2000
 
 
 def escape(text: str) -> str:
@@ -165,6 +167,9 @@ def _block(block: Block, n: int) -> list[dict[str, Any]]:
                 el["value"] = b.value[:2000]
             elements.append(el)
         return [{"type": "actions", "block_id": f"actions-{n}", "elements": elements}] if elements else []
+    if isinstance(block, Image):
+        return [{"type": "image", "block_id": f"image-{n}", "slack_file": {"id": block.key},
+                 "alt_text": clip(block.alt, MAX_ALT) or "image"}]
     return []
 
 
@@ -175,7 +180,8 @@ def card_to_blocks(card: Card) -> list[dict[str, Any]]:
     message's limits (50 blocks, 12,000 chars): :func:`card_to_messages` splits such cards.
 
     Returns:
-        A list of block dicts (``header``, ``section``, ``context``, ``divider``, ``actions``).
+        A list of block dicts (``header``, ``section``, ``context``, ``divider``, ``actions``,
+        ``image`` with ``slack_file`` for an :class:`~chatbot.cards.Image` holding a Slack file id).
     """
     blocks: list[dict[str, Any]] = [
         {"type": "header", "block_id": "header", "text": {"type": "plain_text", "text": clip(card.header, MAX_HEADER) or "prhub", "emoji": True}}

@@ -7,6 +7,10 @@ several consecutive messages in the same thread). Every message carries the deli
 (``conversations.history`` with ``include_all_metadata``). It never retries: Slack has no
 idempotency key, a blind retry could post twice; the scheduler decides, using
 :class:`chatbot.errors.DeliveryError` (``retry_after`` from HTTP 429 ``Retry-After``).
+
+:meth:`SlackDelivery.upload_image` shares the weekly chart into a digest's thread with
+``files_upload_v2`` (``files.getUploadURLExternal``, a POST of the bytes to the returned upload
+URL, then ``files.completeUploadExternal`` with ``channel_id`` and ``thread_ts``).
 """
 
 from __future__ import annotations
@@ -86,6 +90,8 @@ class SlackDelivery:
     """
 
     platform = "slack"
+    images_in_cards = False
+    """An uploaded image is shared into a thread by the upload itself (not referenced by a card)."""
 
     def __init__(self, client: WebClient) -> None:
         self.client = client
@@ -191,3 +197,33 @@ class SlackDelivery:
             if not cursor:
                 break
         return None
+
+    def upload_image(self, destination: Destination, png: bytes, *, title: str, thread: str | None) -> str:
+        """Share a PNG into ``thread`` of the destination's channel with ``files_upload_v2``.
+
+        slack_sdk runs Slack's external upload flow: ``files.getUploadURLExternal`` (filename,
+        length, alt text) gives an upload URL and a file id; the bytes are POSTed to that URL; then
+        ``files.completeUploadExternal`` with ``channel_id`` and ``thread_ts`` shares the file as a
+        reply in the thread (``thread`` None: at the top level of the channel).
+
+        Args:
+            destination: channel (``C…``) or user (``U…``, DMed) in ``destination.target``.
+            png: the image bytes.
+            title: the file's title and alt text (plain text).
+            thread: the ``ts`` of the digest's part 1.
+
+        Returns:
+            The Slack file id (``F…``).
+
+        Raises:
+            DeliveryError: one of the three steps failed (a refused call, HTTP 5xx, network).
+        """
+        channel = self.channel(destination)
+        resp = self._call("files_upload_v2", self.client.files_upload_v2, file=png, filename="prhub-chart.png",
+                          title=title, alt_txt=title[:1000], channel=channel, thread_ts=thread)
+        info = resp.get("file") or next(iter(resp.get("files") or []), None) or {}
+        file_id = str(info.get("id") or "")
+        if not file_id:
+            raise DeliveryError("Slack files.completeUploadExternal failed: no file id in the answer", reason="bad_response")
+        log.info("slack shared image %s (%d bytes) in %s thread %s", file_id, len(png), channel, thread)
+        return file_id

@@ -14,6 +14,7 @@ from chatbot.cards import (
     Context,
     Divider,
     Fields,
+    Image,
     Link,
     PRItem,
     PRList,
@@ -85,6 +86,8 @@ def card_to_text(card: Card) -> str:
         elif isinstance(block, Actions):
             lines.append("")
             lines += [f"[{b.label}]" + (f" {safe_url(b.url)}" if safe_url(b.url) else "") for b in block.buttons]
+        elif isinstance(block, Image):
+            lines += ["", f"[{block.alt or 'image'}]"]
     return "\n".join(lines) + "\n"
 
 

@@ -11,6 +11,7 @@ import time_machine
 from apscheduler.events import EVENT_JOB_ERROR, EVENT_JOB_EXECUTED
 
 from chatbot.subscriptions import Subscription
+from chatbot.weeks import IsoWeek
 from prhub.bot import create_bot
 from prhub.settings import load_settings
 from prhub.web import create_deliveries
@@ -96,6 +97,13 @@ def test_two_repositories_three_destinations_across_a_week_boundary(store, tmp_p
                 jobs = bot.scheduler.jobs()
             finally:
                 bot.scheduler.shutdown()
+        # a restarted process runs both jobs again: nothing is posted or uploaded twice
+        seen = (len(slack.posts), len(slack.files), len(feishu.messages), len(feishu.images))
+        again = create_bot(loaded, store, create_deliveries(settings), sleep=sleeps, metrics=Metrics())
+        for repo in ("vllm-project/vllm", "example-org/example-repo"):
+            rerun = again.job.run(repo, week=IsoWeek.parse("2026-W20"))
+            assert rerun.status == "ok" and all(c.already for c in rerun.charts), rerun
+        assert (len(slack.posts), len(slack.files), len(feishu.messages), len(feishu.images)) == seen
     assert errors == [] and sorted(done) == ["digest:example-org/example-repo", "digest:vllm-project/vllm"]
     assert [j.next_run.isoformat() for j in jobs] == ["2026-05-25T09:00:00+08:00", "2026-05-25T09:30:00+08:00"]
 
@@ -138,5 +146,68 @@ def test_two_repositories_three_destinations_across_a_week_boundary(store, tmp_p
     [sub] = [m for m in feishu.messages if m["target"] == "oc_sub"]
     listed = [int(n) for n in __import__("re").findall(r"pull/(\d+)\)", sub["content"])]
     assert sorted(set(listed)) == [101, 103, 106, 107]
+    # the main chart: uploaded once per destination, recorded in the delivery log as kind "chart"
+    charts = {(r.key.repo, r.key.platform, r.key.destination): r
+              for repo in ("vllm-project/vllm", "example-org/example-repo")
+              for r in store.deliveries_of(repo, "2026-W20", "chart")}
+    assert sorted(charts) == sorted(digests)
+    assert all(r.status == "sent" and r.key.part == 1 and r.message_id for r in charts.values())
+    for channel, repo in (("C_VLLM", "vllm-project/vllm"), ("C_ALL", "vllm-project/vllm"), ("C_EX", "example-org/example-repo")):
+        [f] = slack.files_in(channel)  # one file, shared in part 1's thread
+        assert f["thread_ts"] == digests[(repo, "slack", channel)][0].message_id
+        assert f["data"].startswith(b"\x89PNG") and f["id"] == charts[(repo, "slack", channel)].message_id
+    assert slack.files_in("C_ALL")[0]["title"] == "标签分布（PR 数）"
+    assert len(slack.files) == 3 and len(feishu.images) == 3
+    for chat, repo in (("oc_vllm", "vllm-project/vllm"), ("oc_ex", "example-org/example-repo"), ("oc_all", "example-org/example-repo")):
+        msgs = [m for m in feishu.messages if m["target"] == chat]
+        first = [e for e in msgs[0]["card"]["body"]["elements"] if e["tag"] == "img"]
+        assert [e["img_key"] for e in first] == [charts[(repo, "feishu", chat)].message_id]
+        assert feishu.images[first[0]["img_key"]]["data"].startswith(b"\x89PNG")
+        assert all('"img_key"' not in m["content"] for m in msgs[1:])
+    assert all("img_key" not in m["content"] for m in feishu.messages if m["target"] == "oc_sub")
+    assert metrics.value("prhub_charts_total", platform="slack", outcome="sent") == 3
+    assert metrics.value("prhub_charts_total", platform="feishu", outcome="sent") == 3
     assert metrics.total("prhub_digests_built_total") == 4  # 2 repos x 2 languages
     assert metrics.total("prhub_deliveries_failed_total") == 0 and sleeps.waits == []
+
+
+def test_failing_chart_uploads_through_the_fakes_still_deliver_every_part(store, tmp_path, monkeypatch):
+    edir = example_week_dir(tmp_path, ["2026-W20"])
+    config = f"""
+repositories:
+  - repo: example-org/example-repo
+    rules: generic
+    source: file
+    path: {edir}/{{week}}.json
+    schedule: {{weekly: "mon 09:30", timezone: Asia/Shanghai}}
+    destinations: [{{slack: C_EX}}, {{feishu: oc_ex}}]
+admins: {{slack: [U_ADMIN]}}
+"""
+    loaded = LoadedConfig(config=parse_config(config, "e2e.yaml"), base_dir=tmp_path)
+    monkeypatch.delenv("PRHUB_PUBLIC_URL", raising=False)
+    week = IsoWeek.parse("2026-W20")
+    with FakeSlack() as slack, FakeFeishu() as feishu:
+        settings = load_settings(**{k.lower(): v for k, v in platform_env(slack, feishu).items()})
+        slack.fail("files.completeUploadExternal")  # HTTP 500 at the last step of files_upload_v2
+        feishu.fail_images()  # HTTP 500 from im.v1.image.create
+        sleeps = _Sleeps()
+        report = create_bot(loaded, store, create_deliveries(settings), sleep=sleeps, metrics=Metrics()).job.run(
+            "example-org/example-repo", week=week)
+        assert report.status == "ok" and report.problems == [] and sleeps.waits == []
+        assert [(o.destination.platform, o.status) for o in report.digests] == [("slack", "sent"), ("feishu", "sent")]
+        parts = len(report.digests[0].parts)
+        assert parts >= 2 and len(slack.posts_to("C_EX")) == parts
+        assert len([m for m in feishu.messages if m["target"] == "oc_ex"]) == len(report.digests[1].parts)
+        assert slack.files == [] and feishu.images == {}
+        assert all('"img_key"' not in m["content"] for m in feishu.messages)
+        rows = {r.key.platform: r for r in store.deliveries_of("example-org/example-repo", "2026-W20", "chart")}
+        assert {p: (r.status, r.reason) for p, r in rows.items()} == {
+            "slack": ("failed", "internal_error"), "feishu": ("failed", "99991000")}
+
+        # restarted: nothing is re-posted; Slack's thread gets its chart now, Feishu's part 1 is already out
+        again = create_bot(loaded, store, create_deliveries(settings), sleep=sleeps, metrics=Metrics()).job.run(
+            "example-org/example-repo", week=week)
+        assert again.status == "ok"
+        assert len(slack.posts_to("C_EX")) == parts and feishu.images == {}
+        [f] = slack.files_in("C_EX")
+        assert f["thread_ts"] == slack.posts_to("C_EX")[0]["ts"] and f["title"] == "Label distribution (PRs)"

@@ -2,11 +2,15 @@
 
 Endpoints: ``POST /open-apis/auth/v3/tenant_access_token/internal``, ``GET /open-apis/bot/v3/info``,
 ``POST /open-apis/im/v1/messages?receive_id_type=...`` (create; the ``uuid`` de-duplicates sends
-for one hour of the fake's clock) and ``POST /open-apis/im/v1/messages/{id}/reply``. Like Feishu it
+for one hour of the fake's clock), ``POST /open-apis/im/v1/messages/{id}/reply`` and ``POST
+/open-apis/im/v1/images`` (``im.v1.image.create``: multipart ``image_type`` + ``image``, a PNG or
+JPEG; answers an ``image_key``, recorded in :attr:`FakeFeishu.images`). A card whose ``img``
+element names an ``img_key`` this app did not upload is rejected (code 230099). Like Feishu it
 answers a non-zero ``code`` for what it rejects, with the thresholds of
 :data:`tests.fakes.limits.RULES` (card JSON invalid or wrapped, card over 30,000 bytes, more than 5
-markdown tables, missing or invalid token, wrong app secret), and throttles on demand (HTTP 429 with
-``x-ogw-ratelimit-reset``, or code 230020). Everything received is recorded.
+markdown tables, missing or invalid token, wrong app secret), throttles on demand (HTTP 429 with
+``x-ogw-ratelimit-reset``, or code 230020) and fails image uploads on demand
+(:meth:`FakeFeishu.fail_images`: HTTP 500). Everything received is recorded.
 
 :func:`event_request` builds what Feishu POSTs to the bot: the body (encrypted with the encrypt key
 when one is set) and the ``X-Lark-*`` signature headers.
@@ -15,6 +19,8 @@ when one is set) and the ``X-Lark-*`` signature headers.
 from __future__ import annotations
 
 import base64
+import email.parser
+import email.policy
 import hashlib
 import itertools
 import json
@@ -57,6 +63,34 @@ def count_tables(card: Any) -> int:
     return n
 
 
+def img_keys(card: Any) -> list[str]:
+    """Every ``img_key`` named in a card (``img`` elements and nested components)."""
+    out: list[str] = []
+    if isinstance(card, dict):
+        if "img_key" in card:
+            out.append(str(card["img_key"]))
+        for v in card.values():
+            out += img_keys(v)
+    elif isinstance(card, list):
+        for v in card:
+            out += img_keys(v)
+    return out
+
+
+def parse_multipart(content_type: str, raw: bytes) -> dict[str, tuple[str | None, bytes]]:
+    """``{field: (filename, bytes)}`` of a ``multipart/form-data`` body ({} when it is not one)."""
+    if not content_type.startswith("multipart/form-data"):
+        return {}
+    msg = email.parser.BytesParser(policy=email.policy.HTTP).parsebytes(
+        b"Content-Type: " + content_type.encode() + b"\r\n\r\n" + raw)
+    out: dict[str, tuple[str | None, bytes]] = {}
+    for part in msg.iter_parts():
+        name = part.get_param("name", header="content-disposition")
+        if name:
+            out[str(name)] = (part.get_filename(), part.get_payload(decode=True) or b"")
+    return out
+
+
 def check_card(content: Any) -> tuple[int, str] | None:
     """The ``(code, msg)`` Feishu would give an interactive ``content`` (None when accepted)."""
     if not isinstance(content, str):
@@ -84,6 +118,9 @@ class FakeFeishu:
     clock: Callable[[], float] = time.time
     messages: list[dict[str, Any]] = field(default_factory=list)
     calls: list[tuple[str, str, dict[str, Any], int]] = field(default_factory=list)
+    images: dict[str, dict[str, Any]] = field(default_factory=dict)
+    """Uploaded images by ``image_key``: ``image_type``, ``filename``, ``data``."""
+    _image_failures: int = 0
     _throttle: list[tuple[str, float]] = field(default_factory=list)
     _uuids: dict[str, tuple[float, str]] = field(default_factory=dict)
     _seq: Any = field(default_factory=lambda: itertools.count(1))
@@ -138,6 +175,11 @@ class FakeFeishu:
         with self._lock:
             self._throttle.append((kind, retry_after))
 
+    def fail_images(self, times: int = 1) -> None:
+        """Answer the next ``times`` image uploads with HTTP 500 (code 99991000, internal error)."""
+        with self._lock:
+            self._image_failures += times
+
     def wait_for(self, predicate: Callable[[], bool], timeout: float = 5.0) -> bool:
         end = time.monotonic() + timeout
         while time.monotonic() < end:
@@ -166,6 +208,12 @@ class FakeFeishu:
         query = {k: v[-1] for k, v in urllib.parse.parse_qs(parsed.query).items()}
         length = int(h.headers.get("Content-Length") or 0)
         raw = h.rfile.read(length) if length else b""
+        if parsed.path == "/open-apis/im/v1/images":
+            status, out, headers = self._image(verb, h.headers.get("Content-Type", ""), raw, h.headers.get("Authorization", ""))
+            with self._lock:
+                self.calls.append((verb, parsed.path, {}, int(out.get("code", 0))))
+            self._send(h, status, out, headers)
+            return
         try:
             body = json.loads(raw) if raw else {}
         except ValueError:
@@ -202,6 +250,32 @@ class FakeFeishu:
             return self._message(body, target=target, reply_to=m.group(1))
         return 404, {"code": 404, "msg": "not found"}, None
 
+    def _image(self, verb: str, content_type: str, raw: bytes, auth: str
+               ) -> tuple[int, dict[str, Any], dict[str, str] | None]:
+        if auth[7:] != self.tenant_token or not auth.startswith("Bearer "):
+            return 400, {"code": FEISHU_INVALID_TOKEN, "msg": "Invalid access token for authorization"}, None
+        if verb != "POST":
+            return 404, {"code": 404, "msg": "not found"}, None
+        with self._lock:
+            failing = self._image_failures > 0
+            if failing:
+                self._image_failures -= 1
+        if failing:
+            return 500, {"code": 99991000, "msg": "internal error"}, None
+        form = parse_multipart(content_type, raw)
+        image_type = form.get("image_type", (None, b""))[1].decode("utf-8", "replace")
+        filename, data = form.get("image", (None, b""))
+        if image_type not in ("message", "avatar"):
+            return 400, {"code": 99992402, "msg": "field validation failed: image_type"}, None
+        if not data.startswith((b"\x89PNG\r\n\x1a\n", b"\xff\xd8\xff")):
+            return 400, {"code": 234011, "msg": "Can't recognize image format"}, None
+        if len(data) > 10 * 1024 * 1024:
+            return 400, {"code": 234006, "msg": "The image size exceeds the limit"}, None
+        with self._lock:
+            key = f"img_v2_fake{next(self._seq):06d}"
+            self.images[key] = {"image_type": image_type, "filename": filename, "data": data}
+        return 200, {"code": 0, "msg": "success", "data": {"image_key": key}}, None
+
     def _message(self, body: dict[str, Any], *, target: str, reply_to: str | None
                  ) -> tuple[int, dict[str, Any], dict[str, str] | None]:
         with self._lock:
@@ -220,6 +294,10 @@ class FakeFeishu:
             err = check_card(content)
             if err:
                 return 400, {"code": err[0], "msg": err[1]}, None
+            with self._lock:
+                unknown = [k for k in img_keys(json.loads(content)) if k not in self.images]
+            if unknown:
+                return 400, {"code": FEISHU_CARD_INVALID, "msg": f"card content failed: img_key {unknown[0]} not found"}, None
         uuid = body.get("uuid")
         now = self.clock()
         with self._lock:

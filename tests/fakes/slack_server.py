@@ -1,12 +1,16 @@
 """A fake Slack Web API on 127.0.0.1 for slack_sdk / slack-bolt tests.
 
 Methods: ``auth.test``, ``chat.postMessage`` (returns ``ts``), ``conversations.replies``, ``conversations.history`` (with
-``metadata`` when ``include_all_metadata``), ``conversations.open``; plus ``POST /response/<id>``
-standing in for slash-command ``response_url``\\ s. Like Slack it answers HTTP 200 with
+``metadata`` when ``include_all_metadata``), ``conversations.open``; the external file upload of
+``files_upload_v2``: ``files.getUploadURLExternal`` (an upload URL on this server), ``POST
+/upload/<file id>`` (the bytes; length checked) and ``files.completeUploadExternal`` (shares the
+uploaded files into ``channel_id``, in ``thread_ts`` when given; recorded in :attr:`FakeSlack.files`);
+plus ``POST /response/<id>`` standing in for slash-command ``response_url``\\ s. Like Slack it answers HTTP 200 with
 ``{"ok": false, "error": ...}`` for what it rejects, using the thresholds of
 :data:`tests.fakes.limits.RULES` (too many blocks, long section/header/fields, too much block
 text, missing or long fallback ``text``, unparseable blocks, missing or wrong token), and HTTP 429
-with ``Retry-After`` on demand (:meth:`FakeSlack.rate_limit`). Everything received is recorded.
+with ``Retry-After`` on demand (:meth:`FakeSlack.rate_limit`), HTTP 500 on demand (:meth:`FakeSlack.fail`).
+Everything received is recorded.
 """
 
 from __future__ import annotations
@@ -109,6 +113,10 @@ class FakeSlack:
     posts: list[dict[str, Any]] = field(default_factory=list)
     calls: list[tuple[str, dict[str, Any], str | None]] = field(default_factory=list)
     responses: list[dict[str, Any]] = field(default_factory=list)
+    files: list[dict[str, Any]] = field(default_factory=list)
+    """Files shared by ``files.completeUploadExternal``: id, title, channel, thread_ts, filename, data."""
+    _uploads: dict[str, dict[str, Any]] = field(default_factory=dict)
+    _failures: dict[str, int] = field(default_factory=dict)
     _limits: dict[str, list[float]] = field(default_factory=dict)
     _seq: Any = field(default_factory=lambda: itertools.count(1))
     _lock: threading.Lock = field(default_factory=threading.Lock)
@@ -164,6 +172,22 @@ class FakeSlack:
         with self._lock:
             self._limits.setdefault(method, []).extend(retry_after)
 
+    def fail(self, method: str, times: int = 1) -> None:
+        """Answer the next ``times`` calls of ``method`` (``files.getUploadURLExternal``, ``upload``
+        for the upload URL, ``files.completeUploadExternal``, ...) with HTTP 500."""
+        with self._lock:
+            self._failures[method] = self._failures.get(method, 0) + times
+
+    def _failing(self, method: str) -> bool:
+        with self._lock:
+            left = self._failures.get(method, 0)
+            if left:
+                self._failures[method] = left - 1
+            return bool(left)
+
+    def files_in(self, channel: str) -> list[dict[str, Any]]:
+        return [f for f in self.files if f["channel"] == channel]
+
     def wait_for(self, predicate: Callable[[], bool], timeout: float = 5.0) -> bool:
         """Poll ``predicate`` until true or ``timeout`` seconds pass."""
         end = time.monotonic() + timeout
@@ -206,6 +230,9 @@ class FakeSlack:
 
     def _handle(self, h: BaseHTTPRequestHandler) -> None:
         path = urllib.parse.urlparse(h.path).path
+        if path.startswith("/upload/"):
+            self._upload(h, path[len("/upload/"):])
+            return
         args = self._args(h)
         if path.startswith("/response/"):
             with self._lock:
@@ -218,6 +245,11 @@ class FakeSlack:
         method = path[len("/api/"):]
         auth = h.headers.get("Authorization", "")
         token = auth[len("Bearer "):] if auth.startswith("Bearer ") else args.get("_token")
+        if self._failing(method):
+            with self._lock:
+                self.calls.append((method, args, "http_500"))
+            self._send(h, 500, {"ok": False, "error": "internal_error"})
+            return
         with self._lock:
             pending = self._limits.get(method)
             retry = pending.pop(0) if pending else None
@@ -306,3 +338,75 @@ class FakeSlack:
                 m["metadata"] = p["metadata"]
             out.append(m)
         return None, {"messages": out, "has_more": False, "response_metadata": {"next_cursor": ""}}
+
+    # -- files_upload_v2 -----------------------------------------------------------------------
+
+    def _upload(self, h: BaseHTTPRequestHandler, file_id: str) -> None:
+        """``POST`` of the file bytes to the URL from ``files.getUploadURLExternal`` (no token)."""
+        length = int(h.headers.get("Content-Length") or 0)
+        data = h.rfile.read(length) if length else b""
+        with self._lock:
+            pending = self._uploads.get(file_id)
+        if self._failing("upload"):
+            status, body = 500, b"internal error"
+        elif pending is None or h.command != "POST":
+            status, body = 404, b"unknown upload"
+        elif len(data) != pending["length"]:
+            status, body = 400, b"length mismatch"
+        else:
+            with self._lock:
+                pending["data"] = data
+            status, body = 200, f"OK - {len(data)}".encode()
+        with self._lock:
+            self.calls.append(("upload", {"file_id": file_id, "bytes": len(data)}, None if status == 200 else f"http_{status}"))
+        h.send_response(status)
+        h.send_header("Content-Type", "text/plain; charset=utf-8")
+        h.send_header("Content-Length", str(len(body)))
+        h.end_headers()
+        h.wfile.write(body)
+
+    def _m_files_getUploadURLExternal(self, args: dict[str, Any]) -> tuple[str | None, dict[str, Any]]:
+        filename = str(args.get("filename") or "")
+        try:
+            length = int(args.get("length") or 0)
+        except ValueError:
+            length = 0
+        if not filename or length <= 0:
+            return "invalid_arguments", {}
+        with self._lock:
+            file_id = f"F{next(self._seq):08d}"
+            self._uploads[file_id] = {"filename": filename, "length": length, "alt_txt": args.get("alt_txt"), "data": None}
+        return None, {"upload_url": f"{self.url}/upload/{file_id}", "file_id": file_id}
+
+    def _m_files_completeUploadExternal(self, args: dict[str, Any]) -> tuple[str | None, dict[str, Any]]:
+        raw = args.get("files")
+        try:
+            items = json.loads(raw) if isinstance(raw, str) else raw
+        except ValueError:
+            return "invalid_arguments", {}
+        if not isinstance(items, list) or not items or not all(isinstance(i, dict) and i.get("id") for i in items):
+            return "invalid_arguments", {}
+        channel = str(args.get("channel_id") or "")
+        thread_ts = args.get("thread_ts") or None
+        if thread_ts and not channel:
+            return "invalid_arguments", {}
+        if channel.startswith("C_MISSING"):
+            return "channel_not_found", {}
+        with self._lock:
+            if thread_ts and not any(p["channel"] == channel and p["ts"] == thread_ts for p in self.posts):
+                return "invalid_thread_ts", {}
+            out = []
+            for item in items:
+                pending = self._uploads.get(str(item["id"]))
+                if pending is None or pending["data"] is None:
+                    return "file_not_found", {}
+            for item in items:
+                pending = self._uploads.pop(str(item["id"]))
+                title = str(item.get("title") or pending["filename"])
+                if channel:
+                    self.files.append({"id": item["id"], "title": title, "channel": channel, "thread_ts": thread_ts,
+                                       "filename": pending["filename"], "alt_txt": pending["alt_txt"],
+                                       "data": pending["data"]})
+                out.append({"id": item["id"], "title": title, "name": pending["filename"],
+                            "size": len(pending["data"])})
+        return None, {"files": out}

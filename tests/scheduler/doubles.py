@@ -136,3 +136,30 @@ class RecordingDelivery:
 
 def ratelimited(retry_after: float = 2) -> DeliveryError:
     return DeliveryError("Slack rate-limited the bot", reason="ratelimited", retry_after=retry_after)
+
+
+@dataclass
+class UploadingDelivery(RecordingDelivery):
+    """A :class:`RecordingDelivery` that also implements :class:`chatbot.ports.ImageUploader`:
+    Slack-like (``images_in_cards=False``: the upload goes into a thread) or Feishu-like (True: the
+    returned key goes into a card). ``events`` orders sends and uploads; ``upload_errors`` are
+    raised by the next uploads."""
+
+    images_in_cards: bool = False
+    uploads: list[tuple[str, bytes, str, str | None, str]] = field(default_factory=list)
+    upload_errors: list[DeliveryError] = field(default_factory=list)
+    events: list[str] = field(default_factory=list)
+
+    def send(self, destination: Destination, card: object, *, thread: str | None, delivery_key: str) -> SentMessage:
+        sent = super().send(destination, card, thread=thread, delivery_key=delivery_key)
+        self.events.append(f"send {getattr(card, 'part', 1)}")
+        return sent
+
+    def upload_image(self, destination: Destination, png: bytes, *, title: str, thread: str | None) -> str:
+        if self.upload_errors:
+            self.events.append("upload failed")
+            raise self.upload_errors.pop(0)
+        ref = f"img_{len(self.uploads) + 1}"
+        self.uploads.append((destination.target, png, title, thread, ref))
+        self.events.append("upload")
+        return ref

@@ -84,3 +84,13 @@ def test_real_week_cards(vllm_rules):
         text = "\n".join(markdown_of(c) for c in cards)
         risky = sorted((p for p in d.prs if p.risk_tags), key=lambda p: (-p.importance, p.number))
         assert all(f"[#{p.number}](" in text for p in risky)
+
+
+def test_an_image_block_is_an_img_element_with_its_img_key():
+    from chatbot.cards import Image, with_image
+
+    card = with_image(Card(header="h", blocks=(Section(lines=((Text(text="x"),),)),)),
+                      Image(key="img_v2_abc", alt="标签分布（PR 数）"))
+    elements = card_to_feishu_card(card)["body"]["elements"]
+    assert elements[-1] == {"tag": "img", "img_key": "img_v2_abc", "alt": {"tag": "plain_text", "content": "标签分布（PR 数）"},
+                            "scale_type": "fit_horizontal", "preview": True}

@@ -133,3 +133,19 @@ def test_hostile_titles_never_live():
     blob = "\n".join(b["text"]["text"] for m in msgs for b in m["blocks"] if "text" in b and b["type"] == "section")
     assert "<!channel>" not in blob and "<!here>" not in blob and "<@U_ALICE>" not in blob and "<https://evil" not in blob
     assert all(h[:10] for h in HOSTILE)
+
+
+def test_an_image_block_is_a_slack_file_image_before_the_buttons():
+    from chatbot.cards import Actions, Button, Image, with_image
+    from chatbot.render.text import card_to_text
+
+    card = Card(header="h", blocks=(Section(lines=((Text(text="x"),),)),
+                                    Actions(buttons=(Button(label="Full report", url="https://example.com/r"),))))
+    card = with_image(card, Image(key="F0123ABC", alt="Label distribution (PRs)"))
+    blocks = card_to_blocks(card)
+    assert [b["type"] for b in blocks] == ["header", "section", "image", "actions"]
+    image = blocks[2]
+    assert image["slack_file"] == {"id": "F0123ABC"} and image["alt_text"] == "Label distribution (PRs)"
+    parsed = Block.parse(image)
+    assert parsed is not None and parsed.to_dict()["slack_file"] == {"id": "F0123ABC"}
+    assert "[Label distribution (PRs)]" in card_to_text(card)
