@@ -243,7 +243,7 @@ class DigestJob:
         for sub in self._subscribers.subscriptions_for_repo(cfg.repo):
             groups.setdefault((sub.platform, sub.workspace, sub.kind, sub.subscriber), []).append(sub.module)
         for (platform, workspace, _kind, subscriber), modules in sorted(groups.items()):
-            lang = settings.lang or next((d.lang for d in cfg.destinations if d.platform == platform), "en")
+            lang: str = settings.lang or next((d.lang for d in cfg.destinations if d.platform == platform and d.lang), "en")
             card = slice_card(digest(lang), modules, report_url=url, send_empty=settings.when_empty == "send")
             if card is None:
                 log.info("job %s %s: no PRs in the modules of %s:%s: slice skipped", cfg.repo, week, platform, subscriber)

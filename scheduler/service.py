@@ -34,8 +34,8 @@ _LOOKBACKS = (timedelta(hours=1), timedelta(days=1), timedelta(days=8), timedelt
 def previous_fire_time(trigger: CronTrigger, now: datetime) -> datetime | None:
     """The latest fire time of ``trigger`` at or before ``now`` (aware), within a year; None if none."""
     for back in _LOOKBACKS:
-        t = trigger.get_next_fire_time(None, now - back)
-        last = None
+        t: datetime | None = trigger.get_next_fire_time(None, now - back)
+        last: datetime | None = None
         while t is not None and t <= now:
             last = t
             t = trigger.get_next_fire_time(t, t + timedelta(seconds=1))
@@ -46,7 +46,8 @@ def previous_fire_time(trigger: CronTrigger, now: datetime) -> datetime | None:
 
 def next_fire_time(trigger: CronTrigger, now: datetime) -> datetime | None:
     """The first fire time of ``trigger`` at or after ``now`` (aware, in the trigger's zone)."""
-    return trigger.get_next_fire_time(None, now)
+    fire: datetime | None = trigger.get_next_fire_time(None, now)
+    return fire
 
 
 @dataclass(frozen=True)
