@@ -341,7 +341,7 @@ def risk_tags_for(
 
     n_files = max(pr.changed_files, len(files))
     n_lines = max(pr.additions + pr.deletions, sum(f.lines for f in files))
-    truncated = pr.changed_files > len(files) > 0 or (pr.changed_files > 0 and not files)
+    truncated = pr.changed_files > len(files) > 0  # no file list at all is unknown, not truncated
     if n_files > th.large_change_files or n_lines > th.large_change_lines or truncated:
         top = _largest(files)
         parts = []

@@ -13,8 +13,15 @@ from typing import Annotated
 
 from pydantic import AfterValidator, AwareDatetime, BaseModel, ConfigDict, Field
 
-UtcDatetime = Annotated[AwareDatetime, AfterValidator(lambda dt: dt.astimezone(timezone.utc))]
-"""An aware datetime, normalised to UTC (naive datetimes are rejected)."""
+def _utc_in_range(dt: datetime) -> datetime:
+    utc = dt.astimezone(timezone.utc)
+    if not 1970 <= utc.year <= 2100:
+        raise ValueError("date out of range (1970-2100)")
+    return utc
+
+
+UtcDatetime = Annotated[AwareDatetime, AfterValidator(_utc_in_range)]
+"""An aware datetime between 1970 and 2100, normalised to UTC (naive datetimes are rejected)."""
 
 
 class Frozen(BaseModel):
@@ -74,7 +81,7 @@ class PullRequest(Frozen):
     ``reviews``/``review_threads``/``commits_after_review`` are only filled by the live GitHub source.
     """
 
-    number: int = Field(gt=0, strict=True)
+    number: int = Field(gt=0, le=2_147_483_647, strict=True)
     title: str = Field(strict=True)
     url: str = ""
     body: str = ""

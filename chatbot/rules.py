@@ -222,10 +222,11 @@ class RegexSet:
         A pattern that starts with a literal (``(?i)\\bqwen``) is searched only when that literal
         occurs in the text (a substring test is far cheaper than a regex search).
         """
+        ascii_text = text.isascii()  # case-folding non-ASCII text can split letters (İ -> i̇)
         folded = text.casefold()
         out: list[int] = []
         for i, (rx, need) in enumerate(zip(self.patterns, self._needs)):
-            if need is not None:
+            if need is not None and (ascii_text or not need[1]):
                 literal, nocase = need
                 if literal not in (folded if nocase else text):
                     continue

@@ -48,6 +48,8 @@ class IsoWeek:
         if not m:
             raise InputError(f"invalid week {text!r}: use the ISO form YYYY-Www, e.g. 2026-W20")
         year, week = int(m.group(1)), int(m.group(2))
+        if not 1970 <= year <= 2100:
+            raise InputError(f"invalid week {text!r}: the year must be between 1970 and 2100")
         try:
             date.fromisocalendar(year, week, 1)
         except ValueError:

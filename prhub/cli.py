@@ -9,7 +9,6 @@ from __future__ import annotations
 import json
 import os
 import sys
-import tempfile
 from datetime import datetime
 from enum import Enum
 from pathlib import Path
@@ -24,6 +23,7 @@ from chatbot.render.markdown import render_markdown
 from chatbot.rules import Rules
 from chatbot.weeks import IsoWeek, load_zone
 from prhub import bootstrap
+from prhub.output import write_file
 
 app = typer.Typer(
     name="prhub",
@@ -63,25 +63,16 @@ class AskFormat(str, Enum):
 
 
 def write_output(text: str, out: Optional[Path]) -> None:
-    """Print ``text`` to stdout, or write it to ``out`` atomically (temp file + rename).
+    """Print ``text`` to stdout, or write it to ``out`` (see :func:`prhub.output.write_file`).
 
     Raises:
-        InputError: the output directory does not exist or is not writable.
+        InputError: ``out`` cannot be written.
     """
     if out is None:
         sys.stdout.write(text)
         sys.stdout.flush()
         return
-    parent = out.resolve().parent
-    if not parent.is_dir():
-        raise InputError(f"--out {out}: directory {parent} does not exist: create it first")
-    try:
-        fd, tmp = tempfile.mkstemp(dir=parent, prefix=f".{out.name}.", suffix=".tmp")
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(text)
-        os.replace(tmp, out)
-    except OSError as exc:
-        raise InputError(f"--out {out}: cannot write ({exc.strerror or exc})") from None
+    write_file(out, text)
 
 
 def _parse_generated_at(value: Optional[str]) -> Optional[datetime]:

@@ -9,7 +9,6 @@ History needs PRs of earlier weeks. They come from a *lookup*: anything with
 from __future__ import annotations
 
 import os
-import tempfile
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Iterable, Sequence
@@ -183,21 +182,14 @@ def report_pdf(report: Report) -> bytes:
 
 
 def write_bytes(data: bytes, out: Path) -> None:
-    """Write ``data`` to ``out`` atomically (temp file + rename).
+    """Write ``data`` to ``out`` (see :func:`prhub.output.write_file`).
 
     Raises:
-        InputError: the directory does not exist or is not writable.
+        InputError: ``out`` cannot be written.
     """
-    parent = out.resolve().parent
-    if not parent.is_dir():
-        raise InputError(f"--out {out}: directory {parent} does not exist: create it first")
-    try:
-        fd, tmp = tempfile.mkstemp(dir=parent, prefix=f".{out.name}.", suffix=".tmp")
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-        os.replace(tmp, out)
-    except OSError as exc:
-        raise InputError(f"--out {out}: cannot write ({exc.strerror or exc})") from None
+    from prhub.output import write_file
+
+    write_file(out, data)
 
 
 def check_pdf_out(fmt: str, out: Path | None) -> None:

@@ -34,6 +34,7 @@ _MESSAGES = {
     "int_parsing": "not an integer",
     "string_type": "not a string",
     "greater_than": "must be greater than 0",
+    "less_than_equal": "too large",
     "greater_than_equal": "must not be negative",
     "list_type": "not a list",
     "tuple_type": "not a list",

@@ -25,6 +25,8 @@ GOOD = {"number": 7, "title": "x", "mergedAt": "2026-05-11T01:19:21Z"}
         ({**GOOD, "files": [{"path": "a", "additions": -1}]}, "files.0.additions: must not be negative"),
         ({**GOOD, "files": "a.py"}, "files: not a list"),
         ("not an object", "(record): not an object"),
+        ({**GOOD, "mergedAt": "9999-12-31T23:59:59Z"}, "mergedAt: date out of range (1970-2100)"),
+        ({**GOOD, "number": 10**30}, "number: too large"),
     ],
 )
 def test_invalid_record_message(record, message):

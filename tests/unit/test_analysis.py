@@ -115,6 +115,12 @@ def test_truncated_file_list_is_a_large_change():
     assert "file list truncated (3,500 changed, 3,000 analysed)" in a[2002].risk_reasons["large-change"]
 
 
+def test_missing_file_list_is_not_a_truncated_one():
+    bare = PullRequest(number=7, title="x", merged_at=T0, additions=80, deletions=5, changed_files=2)
+    a, _ = analyze(bare)
+    assert "large-change" not in a[7].risk_tags
+
+
 def test_revert_parsing():
     assert parse_revert('Revert "[Core] X (#39917)"').number == 39917
     assert parse_revert('Revert "[Core] X" (#39917)').number == 39917

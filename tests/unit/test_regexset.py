@@ -32,6 +32,12 @@ def test_prefilter_agrees_on_every_2025_title():
         assert rs.matching(r["title"]) == brute(rs, r["title"]), r["title"]
 
 
+def test_prefilter_keeps_non_ascii_case_folding():
+    rs = RegexSet((r"(?i)kin", r"(?i)\bqwen"))
+    for text in ("KİN", "Kın", "QWEN", "ſqwen"):
+        assert rs.matching(text) == brute(rs, text), text
+
+
 @settings(max_examples=300, deadline=None)
 @given(st.text(alphabet=st.sampled_from(list("qwenQWENſKkİi dsv4 rocm AMD spec_-ulative decod")), max_size=30))
 def test_prefilter_agrees_on_arbitrary_text(text):
