@@ -366,7 +366,7 @@ def load_rules(path: str | Path) -> Rules:
     try:
         text = p.read_text(encoding="utf-8")
     except OSError as exc:
-        raise RulesError(f"rules file {p}: cannot read it ({exc.strerror or exc}): check the --rules path") from None
+        raise RulesError(f"rules file {p}: cannot read it ({exc.strerror or exc}): check the path") from None
     except UnicodeDecodeError:
         raise RulesError(f"rules file {p}: not UTF-8 text") from None
     return parse_rules(text, str(p))

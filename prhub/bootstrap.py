@@ -235,6 +235,10 @@ def github_source(*, base_url: str | None = None, progress: Callable[[Any], None
         raise InputError(f"set {GITHUB_TOKEN_ENV} to a GitHub token with read access to the repository "
                          "(GitHub's GraphQL API needs one)")
     url = base_url or os.environ.get(GITHUB_URL_ENV) or DEFAULT_GITHUB_URL
+    if not re.match(r"^https?://[^/\s:]+(:\d+)?(/\S*)?$", url):
+        where = "--github-url" if base_url else GITHUB_URL_ENV
+        raise InputError(f"{where} {url!r} is not an http(s) URL: use e.g. https://api.github.com "
+                         "or https://HOST/api/v3 for GitHub Enterprise")
     return GitHubPullRequestSource(token, base_url=url, progress=progress, patches=patches)
 
 

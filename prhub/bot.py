@@ -430,3 +430,4 @@ def configure_logging() -> None:
     logging.basicConfig(level=getattr(logging, level, logging.INFO),
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     logging.Formatter.converter = time.gmtime
+    logging.getLogger("alembic").setLevel(logging.WARNING)  # migrations are routine: no INFO lines per run

@@ -288,8 +288,11 @@ def config_check_cmd(config: ConfigOpt = None) -> None:
     """Validate the config file; print one line per repository."""
     from scheduler.config import load_config
 
+    from prhub.bot import repo_rules
+
     loaded = load_config(config)
     for r in loaded.config.repositories:
+        repo_rules(loaded, r)  # a missing or invalid rules file fails here, not at the first run
         typer.echo(f"{r.repo}: {r.schedule.crontab} ({r.schedule.timezone}), {len(r.destinations)} destination(s), source {r.source}")
 
 

@@ -83,7 +83,7 @@ def _env() -> jinja2.Environment:
     )
     env.filters["signed"] = signed
     env.filters["lines"] = lambda p: lines_text(p.additions, p.deletions)
-    env.filters["one_line"] = one_line
+    env.filters["one_line"] = _one_line_clipped
     return env
 
 
@@ -281,3 +281,13 @@ def render_archive_html(repo: str, weeks: Sequence[ArchiveWeek], *, lang: str = 
     return _env().get_template("archive.html.j2").render(
         repo=repo, weeks=list(weeks), h=_Html(lang), html_lang=_lang_attr(lang), lang=lang,
     )
+
+
+TITLE_CHARS = 300
+"""Longest PR title shown in a report (GitHub caps titles at 256 characters; longer input is
+clipped so that a hostile title cannot make the PDF layout crawl)."""
+
+
+def _one_line_clipped(text: str) -> str:
+    s = one_line(text)
+    return s if len(s) <= TITLE_CHARS else s[: TITLE_CHARS - 1] + "…"

@@ -104,7 +104,7 @@ def test_stdin_and_week_and_generated_at():
     data = (ROOT / "prhub" / "data" / "2026-W20.json").read_text()
     r = prhub("digest", "--input", "-", "--week", "2026-W21", "--generated-at", "2026-05-25T01:01:00+08:00", stdin=data)
     assert r.returncode == 0, r.stderr
-    assert "No PRs were merged in 2026-W21." in r.stdout
+    assert "No merged PRs found for 2026-W21." in r.stdout
     assert "Generated 2026-05-25 01:01 UTC+08:00" in r.stdout
 
 

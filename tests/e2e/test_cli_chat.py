@@ -63,7 +63,7 @@ def test_ask_input_now_is_newest_merge_and_lang_override():
     assert r.returncode == 0, r.stderr
     assert r.stdout.startswith("风险 · vllm-project/vllm 2026-W19")
     r = prhub("ask", "上周风险", "--input", week19)
-    assert r.returncode == 0 and "2026-W18 没有合并任何 PR。" in r.stdout
+    assert r.returncode == 0 and "未找到 2026-W18 合并的 PR。" in r.stdout
 
 
 @pytest.mark.parametrize("fmt,key", [("slack", "messages"), ("feishu", "cards")])

@@ -62,4 +62,4 @@ def test_empty_week_single_card(vllm_rules):
 
     d = build_digest([], repo="a/b", week=IsoWeek.parse("2026-W30"), rules=vllm_rules)
     cards = digest_cards(d)
-    assert len(cards) == 1 and "No PRs were merged in 2026-W30." in str(cards[0].blocks)
+    assert len(cards) == 1 and "No merged PRs found for 2026-W30." in str(cards[0].blocks)

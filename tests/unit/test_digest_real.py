@@ -163,7 +163,7 @@ def test_year_2025_every_week(vllm_rules):
 def test_empty_week_is_valid(vllm_rules):
     d = build_digest(week_prs("2026-W20"), repo="vllm-project/vllm", week=IsoWeek.parse("2026-W30"), rules=vllm_rules)
     assert d.total_prs == 0 and d.key_prs == () and d.avg_importance == 0.0
-    assert "No PRs were merged in 2026-W30." in render_markdown(d)
+    assert "No merged PRs found for 2026-W30." in render_markdown(d)
 
 
 def test_zone_shifts_the_window(vllm_rules):

@@ -256,12 +256,12 @@ def test_empty_current_week_offers_last_week(vllm_rules):
     now = datetime(2026, 5, 19, 9, 0, tzinfo=timezone.utc)  # Tuesday of 2026-W21: nothing merged yet
     card = answer(parse("risks this week"), digest_provider=cache, now=now)
     text = text_of(card)
-    assert "No PRs have been merged in 2026-W21 yet." in text and "Here is last week, 2026-W20:" in text
+    assert "No merged PRs found for 2026-W21 yet." in text and "Here is last week, 2026-W20:" in text
     assert card.header == "Risks · vllm-project/vllm 2026-W20"
     zh = text_of(answer(parse("本周风险"), digest_provider=cache, now=now))
-    assert "2026-W21 还没有合并的 PR。" in zh
+    assert "暂未找到 2026-W21 合并的 PR。" in zh
     empty = text_of(answer(parse("risks 2026-W30"), digest_provider=cache, now=now))
-    assert "No PRs were merged in 2026-W30." in empty
+    assert "No merged PRs found for 2026-W30." in empty
 
 
 def test_lang_override(vllm_rules):
