@@ -357,3 +357,25 @@ def repo_from_urls(prs: Iterable[PullRequest]) -> str | None:
     if not seen:
         return None
     return min(seen, key=lambda r: (-seen[r], r))
+
+
+def repo_of(pr: PullRequest) -> str | None:
+    """The ``owner/name`` a PR's URL points at, or None when it has no GitHub PR URL."""
+    m = _REPO_URL.match(pr.url)
+    return m.group(1) if m else None
+
+
+def select_repo(prs: Iterable[PullRequest], repo: str) -> list[PullRequest]:
+    """The PRs of ``repo`` (case-insensitive): those whose URL names it, and those without a URL.
+
+    Raises:
+        InputError: PRs were given but none belongs to ``repo`` (the input is of another repository).
+    """
+    prs = list(prs)
+    wanted = repo.casefold()
+    kept = [p for p in prs if (r := repo_of(p)) is None or r.casefold() == wanted]
+    if prs and not kept:
+        found = repo_from_urls(prs)
+        raise InputError(f"none of the input's PRs belong to {repo} (they are from {found}): "
+                         "pass the matching --repo or the right --input")
+    return kept

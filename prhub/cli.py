@@ -6,6 +6,7 @@ internal error (one line; ``PRHUB_DEBUG=1`` shows the traceback).
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import sys
@@ -16,7 +17,7 @@ from typing import Annotated, Optional
 
 import typer
 
-from chatbot.digest import build_digest, newest_week, repo_from_urls
+from chatbot.digest import build_digest, newest_week, repo_from_urls, select_repo
 from chatbot.errors import InputError, PrhubError
 from chatbot.models import Digest
 from chatbot.render.markdown import render_markdown
@@ -130,6 +131,8 @@ def digest(
     repo_name = bootstrap.check_repo(repo) if repo else repo_from_urls(parsed.prs)
     if repo_name is None:
         raise InputError("cannot tell the repository: the input has no PR URLs; pass --repo owner/name")
+    if src is bootstrap.DigestSource.file:  # an input may mix repositories: keep the digest's own
+        parsed = dataclasses.replace(parsed, prs=select_repo(parsed.prs, repo_name))
     rules_obj: Rules = bootstrap.rules_for(repo_name, rules)
     if iso_week is None:
         iso_week = newest_week(parsed.prs, zone_name)

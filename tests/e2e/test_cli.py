@@ -84,6 +84,7 @@ def test_bad_record_is_one_line_exit_2_nothing_written(tmp_path):
         (["digest", "--sample", "--out", "/nonexistent/dir/x.md"], "directory /nonexistent/dir does not exist"),
         (["digest", "--input", "/nonexistent.json"], "/nonexistent.json: no such file"),
         (["digest", "--sample", "--generated-at", "yesterday"], "--generated-at 'yesterday'"),
+        (["digest", "--sample", "--repo", "other/name"], "none of the input's PRs belong to other/name (they are from vllm-project/vllm)"),
     ],
 )
 def test_bad_arguments(args, message):
@@ -113,3 +114,14 @@ def test_rules_schema_and_check():
     assert r.returncode == 0 and json.loads(r.stdout)["additionalProperties"] is False
     r = prhub("rules", "check", str(ROOT / "chatbot" / "rulesets" / "vllm.yaml"))
     assert r.returncode == 0 and "23 modules" in r.stdout
+
+
+def test_mixed_repositories_keep_the_digests_own(tmp_path):
+    mixed = tmp_path / "mixed.json"
+    mixed.write_text(json.dumps([
+        {"number": n, "title": f"t{n}", "mergedAt": "2026-05-11T00:00:00Z", "url": f"https://github.com/{r}/pull/{n}"}
+        for n, r in ((1, "x/y"), (2, "x/y"), (3, "z/w"))]))
+    r = prhub("digest", "--input", str(mixed), "--format", "json")
+    assert r.returncode == 0 and json.loads(r.stdout)["repo"] == "x/y" and json.loads(r.stdout)["total_prs"] == 2
+    r = prhub("digest", "--input", str(mixed), "--repo", "z/w", "--format", "json")
+    assert r.returncode == 0 and [p["number"] for p in json.loads(r.stdout)["prs"]] == [3]
