@@ -24,6 +24,7 @@ from typing import Annotated
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from chatbot.errors import RulesError
+from chatbot.yamlfile import load_yaml
 from chatbot.globs import MultiPathMatcher, PathMatcher, glob_to_regex
 
 OTHER_MODULE = "other"
@@ -338,11 +339,12 @@ def parse_rules(text: str, source: str) -> Rules:
             the key path, e.g. ``modules.3.paths``).
     """
     try:
-        data: Any = yaml.safe_load(text)
+        data: Any = load_yaml(text)
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f" line {mark.line + 1}" if mark is not None else ""
-        raise RulesError(f"rules file {source}{where}: not valid YAML: fix the syntax") from None
+        problem = getattr(exc, "problem", None) or "not valid YAML"
+        raise RulesError(f"rules file {source}{where}: {problem}: fix the YAML") from None
     if data is None:
         data = {}
     if not isinstance(data, dict):

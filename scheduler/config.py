@@ -20,6 +20,7 @@ import yaml
 from apscheduler.triggers.cron import CronTrigger
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
+from chatbot.yamlfile import load_yaml
 from chatbot.errors import InputError
 from chatbot.weeks import load_zone
 
@@ -387,7 +388,7 @@ def parse_config(text: str, source: str) -> BotConfig:
             ``repositories.0.schedule.cron``).
     """
     try:
-        data: Any = yaml.safe_load(text)
+        data: Any = load_yaml(text)
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f" line {mark.line + 1}" if mark is not None else ""

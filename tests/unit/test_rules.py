@@ -67,3 +67,8 @@ def test_schema_is_published_and_forbids_extra_keys():
                 "thresholds", "key_prs"):
         assert key in schema["properties"], key
     json.dumps(schema)
+
+
+def test_duplicate_keys_are_errors():
+    with pytest.raises(RulesError, match=r"line 3: key 'key_prs' appears twice"):
+        parse_rules("key_prs: 10\nmodules: []\nkey_prs: 12\n", "r.yaml")
