@@ -14,11 +14,11 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 import yaml
 from apscheduler.triggers.cron import CronTrigger
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from chatbot.yamlfile import load_yaml
 from chatbot.errors import InputError
@@ -33,6 +33,18 @@ DAY_NAMES = ("sun", "mon", "tue", "wed", "thu", "fri", "sat")
 _REPO_RE = re.compile(r"^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$")
 _WEEKLY_RE = re.compile(r"^\s*([A-Za-z]{3})[a-z]*\s+(\d{1,2}):(\d{2})\s*$")
 
+
+
+def _check_zone(v: str) -> str:
+    try:
+        load_zone(v)
+    except InputError as exc:
+        raise ValueError(exc.user_message) from None
+    return v
+
+
+Zone = Annotated[str, AfterValidator(_check_zone)]
+"""An IANA time zone name, checked when the config loads."""
 
 class _Model(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
@@ -153,18 +165,9 @@ class Schedule(_Model):
 
     cron: str | None = None
     weekly: str | None = None
-    timezone: str = "UTC"
+    timezone: Zone = "UTC"
     misfire_grace_seconds: int = Field(default=3600, ge=1)
     catch_up_grace_seconds: int | None = Field(default=None, ge=0)
-
-    @field_validator("timezone")
-    @classmethod
-    def _zone(cls, v: str) -> str:
-        try:
-            load_zone(v)
-        except InputError as exc:
-            raise ValueError(exc.user_message) from None
-        return v
 
     @model_validator(mode="after")
     def _one(self) -> Schedule:
@@ -239,7 +242,7 @@ class RepositoryConfig(_Model):
     rules: str | None = None
     source: Literal["github", "file"] = "github"
     path: str | None = None
-    week_tz: str = "UTC"
+    week_tz: Zone = "UTC"
     schedule: Schedule
     destinations: tuple[DestinationConfig, ...] = Field(min_length=1)
 
@@ -248,15 +251,6 @@ class RepositoryConfig(_Model):
     def _repo(cls, v: str) -> str:
         if not _REPO_RE.match(v):
             raise ValueError(f"{v!r} is not owner/name")
-        return v
-
-    @field_validator("week_tz")
-    @classmethod
-    def _zone(cls, v: str) -> str:
-        try:
-            load_zone(v)
-        except InputError as exc:
-            raise ValueError(exc.user_message) from None
         return v
 
     @model_validator(mode="after")

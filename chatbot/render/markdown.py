@@ -19,7 +19,9 @@ from chatbot.render.escape import md_code, md_text, md_url
 
 
 @lru_cache(maxsize=1)
-def _env() -> jinja2.Environment:
+def markdown_env() -> jinja2.Environment:
+    """The Jinja2 environment of every Markdown template (no autoescape: untrusted text goes
+    through the ``md`` and ``code`` filters)."""
     env = jinja2.Environment(
         loader=jinja2.PackageLoader("chatbot", "render/templates"),
         autoescape=False,
@@ -101,7 +103,7 @@ def render_markdown(digest: Digest) -> str:
     """The digest as a Markdown document in ``digest.lang``; untrusted text is escaped."""
     start = digest.start
     last_day = digest.end - timedelta(days=1)
-    return _env().get_template("digest.md.j2").render(
+    return markdown_env().get_template("digest.md.j2").render(
         d=digest, h=_Helpers(digest), first_day=f"{start:%Y-%m-%d}", last_day=f"{last_day:%Y-%m-%d}",
         week_label=f"{digest.week} ({start:%m-%d} – {last_day:%m-%d})",
     )

@@ -6,28 +6,9 @@ modules and risk tags per week. Each cell holds the count and its delta against 
 
 from __future__ import annotations
 
-from functools import lru_cache
-
-import jinja2
-
 from chatbot.history import Trends, TrendWeek, signed
 from chatbot.i18n import tr
-from chatbot.render.escape import md_code, md_text
-
-
-@lru_cache(maxsize=1)
-def _env() -> jinja2.Environment:
-    env = jinja2.Environment(
-        loader=jinja2.PackageLoader("chatbot", "render/templates"),
-        autoescape=False,
-        undefined=jinja2.StrictUndefined,
-        trim_blocks=True,
-        lstrip_blocks=True,
-        keep_trailing_newline=True,
-    )
-    env.filters["md"] = md_text
-    env.filters["code"] = md_code
-    return env
+from chatbot.render.markdown import markdown_env
 
 
 def _cell(value: int | float, delta: int | float | None) -> str:
@@ -44,7 +25,7 @@ def _count(row: TrendWeek, kind: str, key: str, first: bool) -> str:
 def render_trends_markdown(trends: Trends, *, lang: str = "en") -> str:
     """Trends as a Markdown document in ``lang``: ``180``, ``186 (+6)``, ... per week; untrusted text escaped."""
     weeks = trends.weeks
-    return _env().get_template("trends.md.j2").render(
+    return markdown_env().get_template("trends.md.j2").render(
         tr_=trends, t=lambda key, **kw: tr(lang, key, **kw), cell=_cell, count=_count,
         first=weeks[0].stats.week if weeks else "", last=weeks[-1].stats.week if weeks else "",
         total=sum(w.stats.total_prs for w in weeks),
