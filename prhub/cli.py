@@ -63,6 +63,17 @@ class AskFormat(str, Enum):
     feishu = "feishu"
 
 
+# Options shared by several commands (one definition each).
+InputOpt = Annotated[list[str], typer.Option("--input", "-i", help="gh pr list --json export (path, .gz, or - for stdin); repeatable")]
+SampleOpt = Annotated[bool, typer.Option(help=f"use the real vLLM week {bootstrap.SAMPLE_WEEK} shipped with prhub")]
+RepoOpt = Annotated[Optional[str], typer.Option(help="owner/name (default: the repository of the input's PR URLs)")]
+RulesOpt = Annotated[Optional[str], typer.Option(help="rules YAML (default: shipped rules for the repository)")]
+DbOpt = Annotated[Optional[str], typer.Option("--db", metavar="URL",
+                                              help="PR store URL (default: $PRHUB_DATABASE_URL, else ~/.local/share/prhub/prhub.db)")]
+ConfigOpt = Annotated[Optional[str], typer.Option("--config", "-c", metavar="FILE",
+                                                  help="bot config YAML (default: $PRHUB_CONFIG)")]
+
+
 def write_output(text: str, out: Optional[Path]) -> None:
     """Print ``text`` to stdout, or write it to ``out`` (see :func:`prhub.output.write_file`).
 
@@ -101,22 +112,22 @@ def render(digest: Digest, fmt: DigestFormat) -> str:
 
 @app.command()
 def digest(
-    input: Annotated[list[str], typer.Option("--input", "-i", help="gh pr list --json export (path, .gz, or - for stdin); repeatable")] = [],  # noqa: B006
-    sample: Annotated[bool, typer.Option(help=f"use the real vLLM week {bootstrap.SAMPLE_WEEK} shipped with prhub")] = False,
-    repo: Annotated[Optional[str], typer.Option(help="owner/name (default: the repository of the input's PR URLs)")] = None,
+    input: InputOpt = [],  # noqa: B006
+    sample: SampleOpt = False,
+    repo: RepoOpt = None,
     week: Annotated[Optional[str], typer.Option(help="ISO week, e.g. 2026-W20 (default: the week of the newest merge)")] = None,
     tz: Annotated[str, typer.Option(help="IANA time zone of the week window")] = "UTC",
-    rules: Annotated[Optional[str], typer.Option(help="rules YAML (default: shipped rules for the repository)")] = None,
+    rules: RulesOpt = None,
     lang: Annotated[Lang, typer.Option(help="language of the text")] = Lang.en,
     format: Annotated[DigestFormat, typer.Option("--format", "-f", help="output format")] = DigestFormat.markdown,
     out: Annotated[Optional[Path], typer.Option(help="write to this file instead of stdout")] = None,
     skip_invalid: Annotated[bool, typer.Option(help="skip invalid records (counted as skipped_records) instead of failing")] = False,
     generated_at: Annotated[Optional[str], typer.Option(help="generation time to print in the header (ISO 8601)")] = None,
     source: Annotated[Optional[bootstrap.DigestSource], typer.Option(help="where PRs come from (default: file with --input/--sample, else store)")] = None,
-    db: Annotated[Optional[str], typer.Option("--db", metavar="URL", help="PR store URL (default: $PRHUB_DATABASE_URL, else ~/.local/share/prhub/prhub.db)")] = None,
+    db: DbOpt = None,
     refresh: Annotated[bool, typer.Option(help="with --source github: fetch the week again even when the stored copy is final")] = False,
 ) -> None:
-    """Build the weekly digest of merged PRs and print it (Markdown or JSON)."""
+    """Build the weekly digest of merged PRs: Markdown, JSON, Slack/Feishu payloads, HTML or PDF."""
     zone_name = tz
     load_zone(zone_name)
     iso_week = IsoWeek.parse(week) if week else None
@@ -161,11 +172,11 @@ def trends_cmd(
     from_week: Annotated[Optional[str], typer.Option("--from", help="first ISO week (instead of --weeks)")] = None,
     to_week: Annotated[Optional[str], typer.Option("--to", help="last ISO week (default: the newest stored week)")] = None,
     tz: Annotated[str, typer.Option(help="IANA time zone of the week windows")] = "UTC",
-    rules: Annotated[Optional[str], typer.Option(help="rules YAML (default: shipped rules for the repository)")] = None,
+    rules: RulesOpt = None,
     lang: Annotated[Lang, typer.Option(help="language of the text")] = Lang.en,
     format: Annotated[TrendsFormat, typer.Option("--format", "-f", help="output format")] = TrendsFormat.markdown,
     out: Annotated[Optional[Path], typer.Option(help="write to this file instead of stdout")] = None,
-    db: Annotated[Optional[str], typer.Option("--db", metavar="URL", help="PR store URL (default: $PRHUB_DATABASE_URL, else ~/.local/share/prhub/prhub.db)")] = None,
+    db: DbOpt = None,
 ) -> None:
     """Per-week PR counts, top labels, modules, risk tags and average importance from the PR store, with deltas."""
     from prhub.report import store_trends, trends_output
@@ -180,7 +191,7 @@ def trends_cmd(
 def import_cmd(
     files: Annotated[list[str], typer.Argument(metavar="FILE...", help="gh pr list --json exports (path, .gz, or - for stdin)")],
     repo: Annotated[Optional[str], typer.Option(help="owner/name for every PR (default: each PR's URL)")] = None,
-    db: Annotated[Optional[str], typer.Option("--db", metavar="URL", help="PR store URL (default: $PRHUB_DATABASE_URL, else ~/.local/share/prhub/prhub.db)")] = None,
+    db: DbOpt = None,
     skip_invalid: Annotated[bool, typer.Option(help="skip invalid records instead of failing")] = False,
 ) -> None:
     """Load gh-JSON exports into the PR store (upserted by repo and number: importing twice changes nothing)."""
@@ -199,7 +210,7 @@ def fetch_cmd(
     from_week: Annotated[str, typer.Option("--from", help="first ISO week, e.g. 2026-W16")],
     to_week: Annotated[Optional[str], typer.Option("--to", help="last ISO week (default: --from)")] = None,
     tz: Annotated[str, typer.Option(help="IANA time zone of the week windows")] = "UTC",
-    db: Annotated[Optional[str], typer.Option("--db", metavar="URL", help="PR store URL (default: $PRHUB_DATABASE_URL, else ~/.local/share/prhub/prhub.db)")] = None,
+    db: DbOpt = None,
     refresh: Annotated[bool, typer.Option(help="fetch final weeks again (a final week otherwise costs 0 requests)")] = False,
     github_url: Annotated[Optional[str], typer.Option(help="GitHub API base URL (default: $GITHUB_API_URL, else https://api.github.com)")] = None,
     patches: Annotated[bool, typer.Option(help="also fetch file patches (REST, more requests) for the assert-runtime-check risk")] = False,
@@ -216,10 +227,10 @@ def fetch_cmd(
 @app.command("ask")
 def ask_cmd(
     query: Annotated[str, typer.Argument(metavar="QUERY", help='a chat query, e.g. "risks this week", "PR #42202", "本周风险"')],
-    input: Annotated[list[str], typer.Option("--input", "-i", help="gh pr list --json export (path, .gz, or - for stdin); repeatable")] = [],  # noqa: B006
-    sample: Annotated[bool, typer.Option(help=f"use the real vLLM week {bootstrap.SAMPLE_WEEK} shipped with prhub")] = False,
-    repo: Annotated[Optional[str], typer.Option(help="owner/name (default: the repository of the input's PR URLs)")] = None,
-    rules: Annotated[Optional[str], typer.Option(help="rules YAML (default: shipped rules for the repository)")] = None,
+    input: InputOpt = [],  # noqa: B006
+    sample: SampleOpt = False,
+    repo: RepoOpt = None,
+    rules: RulesOpt = None,
     tz: Annotated[str, typer.Option(help="IANA time zone of the week windows")] = "UTC",
     lang: Annotated[Optional[Lang], typer.Option(help="answer language (default: the query's language)")] = None,
     format: Annotated[AskFormat, typer.Option("--format", "-f", help="text, or the Slack/Feishu payload")] = AskFormat.text,
@@ -272,10 +283,6 @@ config_app = typer.Typer(help="The bot's config file (--config FILE or PRHUB_CON
                          no_args_is_help=True)
 app.add_typer(config_app, name="config")
 
-ConfigOpt = Annotated[Optional[str], typer.Option("--config", "-c", metavar="FILE",
-                                                  help="bot config YAML (default: $PRHUB_CONFIG)")]
-DbOpt = Annotated[Optional[str], typer.Option("--db", metavar="URL",
-                                              help="store URL (default: $PRHUB_DATABASE_URL, else ~/.local/share/prhub/prhub.db)")]
 
 
 @config_app.command("schema")
