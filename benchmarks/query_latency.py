@@ -26,25 +26,8 @@ from adapters.export.ghjson import load_exports  # noqa: E402
 from adapters.slack.blocks import card_to_messages  # noqa: E402
 from chatbot.queries import DigestCache, ModuleIndex, answer, parse  # noqa: E402
 from chatbot.rules import shipped_rules  # noqa: E402
-from chatbot.subscriptions import Requester, Subscription  # noqa: E402
-
-
-class _Book:
-    def __init__(self) -> None:
-        self.subs: set[Subscription] = set()
-
-    def subscribe(self, sub: Subscription) -> bool:
-        new = sub not in self.subs
-        self.subs.add(sub)
-        return new
-
-    def unsubscribe(self, sub: Subscription) -> bool:
-        had = sub in self.subs
-        self.subs.discard(sub)
-        return had
-
-    def subscriptions_of(self, platform: str, workspace: str, kind: str, subscriber: str, repo: str) -> list[Subscription]:
-        return sorted((s for s in self.subs if (s.kind, s.subscriber) == (kind, subscriber)), key=lambda s: s.module)
+from chatbot.subscriptions import Requester  # noqa: E402
+from tests.fakes.subscriptions import MemoryBook  # noqa: E402
 
 
 def main() -> None:
@@ -62,7 +45,7 @@ def main() -> None:
     queries = [q for q in Path(args.queries).read_text(encoding="utf-8").splitlines() if q.strip()]
     who = Requester(platform="slack", workspace="T_TEST", user="U_ALICE", channel="C_DIGEST", is_admin=True,
                     repo="vllm-project/vllm")
-    book = _Book()
+    book = MemoryBook()
 
     def run(text: str) -> None:
         q = parse(text, bot_ids={"U_BOT"}, modules=index)

@@ -31,9 +31,10 @@ import time
 import urllib.parse
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from typing import Any
 
+from tests.fakes.loopback import LoopbackServer
 from tests.fakes.limits import (
     FEISHU_BAD_APP_SECRET,
     FEISHU_CARD_INVALID,
@@ -109,7 +110,7 @@ def check_card(content: Any) -> tuple[int, str] | None:
 
 
 @dataclass
-class FakeFeishu:
+class FakeFeishu(LoopbackServer):
     """The fake Feishu. Use as a context manager; :attr:`url` is the lark ``domain``."""
 
     app_id: str = "cli_test"
@@ -125,7 +126,6 @@ class FakeFeishu:
     _uuids: dict[str, tuple[float, str]] = field(default_factory=dict)
     _seq: Any = field(default_factory=lambda: itertools.count(1))
     _lock: threading.Lock = field(default_factory=threading.Lock)
-    _server: ThreadingHTTPServer | None = None
 
     @property
     def tenant_token(self) -> str:
@@ -133,39 +133,8 @@ class FakeFeishu:
 
     # -- lifecycle -----------------------------------------------------------------------------
 
-    def start(self) -> FakeFeishu:
-        fake = self
-
-        class Handler(BaseHTTPRequestHandler):
-            def log_message(self, *_: Any) -> None:
-                pass
-
-            def do_GET(self) -> None:
-                fake._handle(self, "GET")
-
-            def do_POST(self) -> None:
-                fake._handle(self, "POST")
-
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self._server.daemon_threads = True
-        threading.Thread(target=self._server.serve_forever, daemon=True).start()
-        return self
-
-    def stop(self) -> None:
-        if self._server is not None:
-            self._server.shutdown()
-            self._server.server_close()
-
-    def __enter__(self) -> FakeFeishu:
-        return self.start()
-
-    def __exit__(self, *exc: Any) -> None:
-        self.stop()
-
-    @property
-    def url(self) -> str:
-        assert self._server is not None
-        return f"http://127.0.0.1:{self._server.server_address[1]}"
+    def _dispatch(self, handler: BaseHTTPRequestHandler, method: str) -> None:
+        self._handle(handler, method)
 
     # -- test controls -------------------------------------------------------------------------
 

@@ -29,9 +29,11 @@ import urllib.parse
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 from typing import Any
+
+from tests.fakes.loopback import LoopbackServer
 
 ROOT = Path(__file__).resolve().parents[2]
 SHARED = Path(os.environ.get("PRHUB_SHARED", ROOT.parent / "shared"))
@@ -303,7 +305,7 @@ class Fault:
 
 
 @dataclass
-class FakeGitHub:
+class FakeGitHub(LoopbackServer):
     """The fake GitHub: data, search cap, token, faults and the request log. Start with :meth:`start`."""
 
     repos: dict[str, list[dict[str, Any]]] = field(default_factory=load_repos)
@@ -315,64 +317,22 @@ class FakeGitHub:
 
     def __post_init__(self) -> None:
         self._lock = threading.Lock()
-        self._server: ThreadingHTTPServer | None = None
-        self._thread: threading.Thread | None = None
         self._by_number = {repo: {r["number"]: r for r in recs} for repo, recs in self.repos.items()}
 
-    # -- lifecycle
-    def start(self) -> FakeGitHub:
-        """Listen on 127.0.0.1 (random port) in a daemon thread."""
-        fake = self
+    _http11 = True
 
-        class Handler(BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
-            disable_nagle_algorithm = True  # headers and body go out as separate writes: no 40 ms ACK stalls
-
-            def log_message(self, *args: Any) -> None:
-                pass
-
-            def _serve(self, method: str) -> None:
-                length = int(self.headers.get("Content-Length") or 0)
-                body = self.rfile.read(length) if length else b""
-                status, headers, payload = fake.handle(method, self.path, dict(self.headers), body)
-                data = json.dumps(payload).encode()
-                self.send_response(status)
-                self.send_header("Content-Type", "application/json; charset=utf-8")
-                self.send_header("Content-Length", str(len(data)))
-                for k, v in headers.items():
-                    self.send_header(k, v)
-                self.end_headers()
-                self.wfile.write(data)
-
-            def do_GET(self) -> None:
-                self._serve("GET")
-
-            def do_POST(self) -> None:
-                self._serve("POST")
-
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self._server.daemon_threads = True
-        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
-        self._thread.start()
-        return self
-
-    def stop(self) -> None:
-        """Stop listening."""
-        if self._server is not None:
-            self._server.shutdown()
-            self._server.server_close()
-            self._server = None
-
-    def __enter__(self) -> FakeGitHub:
-        return self.start()
-
-    def __exit__(self, *exc: Any) -> None:
-        self.stop()
-
-    @property
-    def port(self) -> int:
-        assert self._server is not None, "not started"
-        return self._server.server_address[1]
+    def _dispatch(self, handler: BaseHTTPRequestHandler, method: str) -> None:
+        length = int(handler.headers.get("Content-Length") or 0)
+        body = handler.rfile.read(length) if length else b""
+        status, headers, payload = self.handle(method, handler.path, dict(handler.headers), body)
+        data = json.dumps(payload).encode()
+        handler.send_response(status)
+        handler.send_header("Content-Type", "application/json; charset=utf-8")
+        handler.send_header("Content-Length", str(len(data)))
+        for k, v in headers.items():
+            handler.send_header(k, v)
+        handler.end_headers()
+        handler.wfile.write(data)
 
     @property
     def base_url(self) -> str:

@@ -22,9 +22,10 @@ import time
 import urllib.parse
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from typing import Any
 
+from tests.fakes.loopback import LoopbackServer
 from tests.fakes.limits import SLACK_BAD_JSON, SLACK_INVALID_AUTH, SLACK_MISSING_TEXT, SLACK_NOT_AUTHED, RULES, limit
 
 
@@ -103,7 +104,7 @@ def check_message(args: dict[str, Any]) -> str | None:
 
 
 @dataclass
-class FakeSlack:
+class FakeSlack(LoopbackServer):
     """The fake Slack. Use as a context manager; :attr:`base_url` is the Web API base for ``WebClient``."""
 
     token: str = "xoxb-test-token"
@@ -120,43 +121,11 @@ class FakeSlack:
     _limits: dict[str, list[float]] = field(default_factory=dict)
     _seq: Any = field(default_factory=lambda: itertools.count(1))
     _lock: threading.Lock = field(default_factory=threading.Lock)
-    _server: ThreadingHTTPServer | None = None
 
     # -- lifecycle -----------------------------------------------------------------------------
 
-    def start(self) -> FakeSlack:
-        fake = self
-
-        class Handler(BaseHTTPRequestHandler):
-            def log_message(self, *_: Any) -> None:
-                pass
-
-            def do_GET(self) -> None:
-                fake._handle(self)
-
-            def do_POST(self) -> None:
-                fake._handle(self)
-
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self._server.daemon_threads = True
-        threading.Thread(target=self._server.serve_forever, daemon=True).start()
-        return self
-
-    def stop(self) -> None:
-        if self._server is not None:
-            self._server.shutdown()
-            self._server.server_close()
-
-    def __enter__(self) -> FakeSlack:
-        return self.start()
-
-    def __exit__(self, *exc: Any) -> None:
-        self.stop()
-
-    @property
-    def url(self) -> str:
-        assert self._server is not None
-        return f"http://127.0.0.1:{self._server.server_address[1]}"
+    def _dispatch(self, handler: BaseHTTPRequestHandler, method: str) -> None:
+        self._handle(handler)
 
     @property
     def base_url(self) -> str:

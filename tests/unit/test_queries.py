@@ -27,7 +27,8 @@ from chatbot.queries import (
     should_answer,
 )
 from chatbot.rules import shipped_rules
-from chatbot.subscriptions import Requester, Subscription
+from chatbot.subscriptions import Requester
+from tests.fakes.subscriptions import MemoryBook
 from adapters.feishu.inbound import message_text
 
 SLACK_BOT = {"U_BOT", "B_BOT"}
@@ -35,27 +36,6 @@ FEISHU_BOT = {"ou_BOT"}
 BOT = Mention(key="@_user_1", id="ou_BOT", name="DigestBot")
 BOB = Mention(key="@_user_2", id="ou_BOB", name="Bob")
 QUERY = TypeAdapter(Query)
-
-
-class MemoryBook:
-    """In-memory SubscriptionBook for tests (a set: insert-if-absent)."""
-
-    def __init__(self) -> None:
-        self.subs: set[Subscription] = set()
-
-    def subscribe(self, sub: Subscription) -> bool:
-        new = sub not in self.subs
-        self.subs.add(sub)
-        return new
-
-    def unsubscribe(self, sub: Subscription) -> bool:
-        had = sub in self.subs
-        self.subs.discard(sub)
-        return had
-
-    def subscriptions_of(self, platform, workspace, kind, subscriber, repo):
-        return sorted((s for s in self.subs if (s.platform, s.workspace, s.kind, s.subscriber, s.repo)
-                       == (platform, workspace, kind, subscriber, repo.casefold())), key=lambda s: s.module)
 
 
 def text_of(card: Card) -> str:
