@@ -703,20 +703,3 @@ def trends_card(trends: Trends, lang: str) -> Card:
         lines.append(tuple(line))
     fallback = header + ": " + ", ".join(f"{r.stats.week} {r.stats.total_prs}" for r in rows)
     return Card(header=header, lang=lang, blocks=(Section(role="trends", lines=tuple(lines)),), fallback=fallback)
-
-
-HELP_KEYS = ("risks", "pr", "module", "top", "contributors", "summary", "trends", "subscribe", "subscriptions")
-
-
-def help_card(lang: str, *, unknown: bool = False, problem: str = "") -> Card:
-    """What the bot understands, in ``lang``; ``unknown`` prefixes "I did not understand that";
-    ``problem`` (trusted text) is shown first."""
-    lines: list[Line] = []
-    if problem:
-        lines.append((Text(text=problem),))
-    if unknown:
-        lines.append((Text(text=tr(lang, "card.help.unknown")),))
-    lines += [(Text(text="• "), Text(text=tr(lang, f"card.help.{k}")),) for k in HELP_KEYS]
-    header = tr(lang, "card.help.header")
-    return Card(header=header, lang=lang, blocks=(Section(role="help", lines=tuple(lines)),),
-                fallback=" ".join([header, problem]).strip())

@@ -11,7 +11,10 @@ from __future__ import annotations
 
 from typing import Literal, Protocol
 
-from pydantic import BaseModel, ConfigDict, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+PLATFORM_NAME = r"^[a-z][a-z0-9_-]{0,31}$"
+"""A chat platform's registry name: lower-case letters, digits, ``-`` and ``_``."""
 
 
 def normalise(value: str) -> str:
@@ -23,8 +26,8 @@ class Subscription(BaseModel):
     """The unique key of one subscription (also its whole content).
 
     Attributes:
-        platform: ``slack`` or ``feishu``.
-        workspace: Slack team id or Feishu tenant key.
+        platform: the chat platform's registry name (``prhub/platforms.py``).
+        workspace: the platform's workspace or tenant id.
         kind: ``user`` (a person, DMed) or ``channel`` (a channel or group chat).
         subscriber: the user or channel id on that platform.
         repo: ``owner/name``, normalised.
@@ -33,7 +36,7 @@ class Subscription(BaseModel):
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
-    platform: Literal["slack", "feishu"]
+    platform: str = Field(pattern=PLATFORM_NAME)
     workspace: str
     kind: Literal["user", "channel"]
     subscriber: str
@@ -50,8 +53,8 @@ class Requester(BaseModel):
     """Who asks, and where: what a chat handler knows about the sender of a message.
 
     Attributes:
-        platform: ``slack`` or ``feishu``.
-        workspace: Slack team id or Feishu tenant key.
+        platform: the chat platform's registry name (``prhub/platforms.py``).
+        workspace: the platform's workspace or tenant id.
         user: sender's user id (``U_ALICE``, ``ou_ALICE``); never taken from the message text.
         channel: the conversation id (``C_DIGEST``, ``oc_GROUP``).
         is_admin: the sender is a platform admin per settings (may subscribe a channel).
@@ -60,7 +63,7 @@ class Requester(BaseModel):
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
-    platform: Literal["slack", "feishu"]
+    platform: str = Field(pattern=PLATFORM_NAME)
     workspace: str
     user: str
     channel: str = ""

@@ -19,6 +19,7 @@ from collections.abc import Callable, Iterable
 from datetime import datetime, timedelta, timezone
 from typing import TYPE_CHECKING, Any
 
+from chatbot.inbound import ChatService
 from chatbot.queries import DigestProvider, ModuleIndex, Responder, WindowDigests
 from chatbot.weeks import IsoWeek
 from prhub import bootstrap
@@ -141,6 +142,7 @@ class ChatApp:
         self.slack_bolt_app: Any = None
         self.feishu_chat: Any = None
         self.responder: Responder | None = None
+        self.chat: ChatService | None = None
 
     def __call__(self, environ: dict[str, Any], start_response: Callable[..., Any]) -> Iterable[bytes]:
         path = environ.get("PATH_INFO", "") or "/"
@@ -186,13 +188,15 @@ def create_app(settings: Settings, store: SqlStore | None, *, clock: Any = None,
     responder = create_responder(settings, store, clock=now, digest_provider=digest_provider)
     app.responder = responder
     events = PurgingEventLog(store, timedelta(hours=settings.prhub_event_retention_hours))
+    chat = ChatService(responders=[responder], events=events, clock=now,
+                       admins={"slack": settings.admins("slack"), "feishu": settings.admins("feishu")})
+    app.chat = chat
     if settings.slack_bot_token or settings.slack_signing_secret:
         settings.require_slack()
         from adapters.slack.app import create_slack_app, create_slack_wsgi
 
         bolt = create_slack_app(bot_token=settings.secret("slack_bot_token"),
-                                signing_secret=settings.secret("slack_signing_secret"), responder=responder,
-                                events=events, clock=now, admins=settings.admins("slack"),
+                                signing_secret=settings.secret("slack_signing_secret"), chat=chat,
                                 api_url=settings.slack_api_url, listener_executor=slack_executor)
         app.slack = create_slack_wsgi(bolt)
         app.slack_bolt_app = bolt
@@ -204,11 +208,10 @@ def create_app(settings: Settings, store: SqlStore | None, *, clock: Any = None,
         assert settings.feishu_app_id is not None
         delivery = FeishuDelivery(lark_client(settings.feishu_app_id, settings.secret("feishu_app_secret"),
                                               domain=settings.feishu_api_url))
-        chat = FeishuChat(delivery=delivery, responder=responder, events=events, clock=now,
-                          admins=settings.admins("feishu"), bot_open_id=settings.feishu_bot_open_id,
-                          executor=feishu_executor)
-        dispatcher = create_feishu_dispatcher(chat, encrypt_key=settings.secret("feishu_encrypt_key"),
+        handlers = FeishuChat(delivery=delivery, chat=chat, bot_open_id=settings.feishu_bot_open_id,
+                              executor=feishu_executor)
+        dispatcher = create_feishu_dispatcher(handlers, encrypt_key=settings.secret("feishu_encrypt_key"),
                                               verification_token=settings.secret("feishu_verification_token"))
         app.feishu = create_feishu_wsgi(dispatcher)
-        app.feishu_chat = chat
+        app.feishu_chat = handlers
     return app

@@ -12,9 +12,11 @@ request that fails those checks gets HTTP 401 and reaches no handler. Handlers r
 (Feishu wants an answer within 3 s): the answer is computed and sent on a worker thread, as a
 reply in the message's thread (``im.v1.message.reply``).
 
-De-duplication: Feishu re-pushes unanswered events at about 15 s, 5 min, 1 h and 6 h, sometimes
-with a new ``event_id``; the key is the ``message_id`` (:func:`chatbot.events.feishu_event_key`),
-claimed in the persistent :class:`EventLog` only for a message accepted for processing.
+Each event becomes an :class:`chatbot.inbound.InboundMessage` (:mod:`adapters.feishu.inbound`) and
+goes through the core's one chat pipeline (:class:`chatbot.inbound.ChatService`). De-duplication:
+Feishu re-pushes unanswered events at about 15 s, 5 min, 1 h and 6 h, sometimes with a new
+``event_id``; the key is the ``message_id``, claimed in the persistent event log only for a
+message accepted for processing.
 """
 
 from __future__ import annotations
@@ -22,9 +24,8 @@ from __future__ import annotations
 import json
 import logging
 import threading
-from collections.abc import Callable, Collection
 from concurrent.futures import Executor, ThreadPoolExecutor
-from datetime import datetime
+
 import lark_oapi as lark
 from flask import Flask, Response, make_response
 from lark_oapi.adapter.flask import parse_req, parse_resp
@@ -33,13 +34,10 @@ from lark_oapi.event.callback.model.p2_card_action_trigger import P2CardActionTr
 
 from adapters.feishu.cards import cards_to_feishu
 from adapters.feishu.delivery import FeishuDelivery, feishu_uuid
-from adapters.feishu.inbound import message_text
-from chatbot.cards import Card
-from chatbot.errors import DeliveryError, PrhubError
-from chatbot.events import EventLog, feishu_event_key
+from adapters.feishu.inbound import DIRECT_CHAT_TYPE, Mention, event_key, message_text, strip_mentions
+from chatbot.errors import DeliveryError
 from chatbot.i18n import tr
-from chatbot.queries import Mention, Responder, bot_mentioned, should_answer
-from chatbot.subscriptions import Requester
+from chatbot.inbound import ChatService, InboundMessage
 
 log = logging.getLogger(__name__)
 
@@ -50,26 +48,20 @@ _AUTH_FAILURES = ("invalid verification_token", "signature verification failed",
 
 
 class FeishuChat:
-    """The bot's Feishu handlers.
+    """The bot's Feishu handlers: each turns its event into an :class:`InboundMessage` for the
+    core's :class:`ChatService` and replies with the answer as card JSON 2.0.
 
     Args:
         delivery: sends the replies (its lark client also asks the bot's open_id).
-        responder: parses and answers messages (one repository).
-        events: persistent de-duplication (the store's ``claim_event``).
-        clock: ``now()`` -> aware datetime (the de-dup record's time).
-        admins: open_ids allowed to subscribe a chat.
+        chat: the chat pipeline (filter, de-dup, route, answer, catch-all).
         bot_open_id: the bot's open_id (``FEISHU_BOT_OPEN_ID``); asked from ``bot/v3/info`` when None.
         executor: where answers are computed and sent (default: 4 threads).
     """
 
-    def __init__(self, *, delivery: FeishuDelivery, responder: Responder, events: EventLog,
-                 clock: Callable[[], datetime], admins: Collection[str] = (), bot_open_id: str | None = None,
+    def __init__(self, *, delivery: FeishuDelivery, chat: ChatService, bot_open_id: str | None = None,
                  executor: Executor | None = None) -> None:
         self.delivery = delivery
-        self.responder = responder
-        self.events = events
-        self.clock = clock
-        self.admins = frozenset(admins)
+        self.chat = chat
         self._bot_open_id = bot_open_id
         self._lock = threading.Lock()
         self.executor = executor or ThreadPoolExecutor(max_workers=4, thread_name_prefix="prhub-feishu")
@@ -85,26 +77,15 @@ class FeishuChat:
                     return frozenset()
             return frozenset({self._bot_open_id})
 
-    def _card(self, text: str, mentions: list[Mention], requester: Requester, where: str) -> Card:
-        try:
-            return self.responder.reply(text, bot_ids=self.bot_ids(), mentions=mentions, requester=requester)
-        except PrhubError as exc:
-            log.warning("feishu %s: %s", where, exc.user_message)
-            return self.responder.error_card(exc.user_message)
-        except Exception:  # noqa: BLE001 - the one catch-all of this inbound path
-            log.exception("feishu %s: answering failed", where)
-            return self.responder.error_card(tr(self.responder.default_lang, "card.error.internal"))
-
-    def _answer(self, text: str, mentions: list[Mention], requester: Requester, message_id: str, in_thread: bool,
-                where: str) -> None:
-        card = self._card(text, mentions, requester, where)
+    def _answer(self, msg: InboundMessage, message_id: str, in_thread: bool) -> None:
+        card = self.chat.answer(msg)
         try:
             for i, c in enumerate(cards_to_feishu([card])):
                 self.delivery.reply(message_id, c, feishu_uuid(f"reply:{message_id}:{i + 1}"), in_thread=in_thread)
         except DeliveryError as exc:
-            log.warning("feishu %s: reply failed: %s", where, exc.reason)
+            log.warning("feishu %s: reply failed: %s", msg.where, exc.reason)
         except Exception:  # noqa: BLE001 - never let a worker thread die silently
-            log.exception("feishu %s: reply failed", where)
+            log.exception("feishu %s: reply failed", msg.where)
 
     # -- handlers (called by the lark-oapi dispatcher) ------------------------------------------
 
@@ -117,29 +98,23 @@ class FeishuChat:
         sender = event.sender
         if sender is not None and sender.sender_type not in (None, "", "user"):
             return  # apps and bots, including ourselves
-        msg = event.message
+        m = event.message
         event_id = getattr(header, "event_id", None)
-        text = message_text(msg.message_type or "", msg.content or "")
-        mentions = [Mention(key=m.key or "", id=(m.id.open_id or "") if m.id else "", name=m.name or "")
-                    for m in (msg.mentions or []) if m.key]
-        bot_ids = self.bot_ids()
-        mentioned = bot_mentioned(text, bot_ids=bot_ids, mentions=mentions)
-        chat_type = msg.chat_type or ""
-        if not should_answer(chat_type, mentioned=mentioned):
-            return  # group chatter not addressed to us: nothing recorded
-        key = feishu_event_key(msg.message_id, event_id)
-        where = f"event {event_id} {key}"
-        if key and not self.events.claim_event(PLATFORM, key, self.clock()):
-            log.info("feishu %s: duplicate, ignored", where)
-            return
+        mentions = [Mention(key=x.key or "", id=(x.id.open_id or "") if x.id else "", name=x.name or "")
+                    for x in (m.mentions or []) if x.key]
+        text, mentioned = strip_mentions(message_text(m.message_type or "", m.content or ""), bot_ids=self.bot_ids(),
+                                         mentions=mentions)
         user = ""
         if sender is not None and sender.sender_id is not None:
             user = sender.sender_id.open_id or ""
-        tenant = getattr(header, "tenant_key", None) or (sender.tenant_key if sender else "") or ""
-        requester = Requester(platform="feishu", workspace=tenant, user=user, channel=msg.chat_id or "",
-                              is_admin=user in self.admins, repo=self.responder.repo)
-        if msg.message_id:
-            self.executor.submit(self._answer, text, mentions, requester, msg.message_id, chat_type != "p2p", where)
+        key = event_key(m.message_id, event_id)
+        msg = InboundMessage(platform=PLATFORM,
+                             workspace=getattr(header, "tenant_key", None) or (sender.tenant_key if sender else "") or "",
+                             channel=m.chat_id or "", user=user, text=text,
+                             is_direct=(m.chat_type or "") == DIRECT_CHAT_TYPE, addressed_to_bot=mentioned,
+                             dedup_key=key, where=f"event {event_id} {key}")
+        if self.chat.accept(msg) and m.message_id:
+            self.executor.submit(self._answer, msg, m.message_id, not msg.is_direct)
 
     def on_card_action_trigger(self, data: P2CardActionTrigger) -> P2CardActionTriggerResponse:
         """``card.action.trigger``: a toast at once; a ``{"action": "query", "value": TEXT}``
@@ -150,17 +125,18 @@ class FeishuChat:
         if value.get("action") != "query" or not value.get("value") or event is None or event.context is None:
             return P2CardActionTriggerResponse({})
         event_id = getattr(data.header, "event_id", None)
-        key = f"action:{event_id}" if event_id else ""
-        if key and not self.events.claim_event(PLATFORM, key, self.clock()):
+        operator = event.operator
+        text, _ = strip_mentions(str(value["value"]), bot_ids=self.bot_ids())
+        msg = InboundMessage(platform=PLATFORM, workspace=(operator.tenant_key if operator else "") or "",
+                             channel=event.context.open_chat_id or "",
+                             user=operator.open_id if operator and operator.open_id else "", text=text,
+                             is_direct=True, addressed_to_bot=True, dedup_key=f"action:{event_id}" if event_id else "",
+                             where=f"card action {event_id}")
+        if not self.chat.accept(msg):
             return P2CardActionTriggerResponse({})
-        user = event.operator.open_id if event.operator and event.operator.open_id else ""
-        requester = Requester(platform="feishu", workspace=(event.operator.tenant_key if event.operator else "") or "",
-                              user=user, channel=event.context.open_chat_id or "", is_admin=user in self.admins,
-                              repo=self.responder.repo)
         if event.context.open_message_id:
-            self.executor.submit(self._answer, str(value["value"]), [], requester, event.context.open_message_id,
-                                 True, f"card action {event_id}")
-        lang = self.responder.default_lang
+            self.executor.submit(self._answer, msg, event.context.open_message_id, True)
+        lang = self.chat.default_lang
         return P2CardActionTriggerResponse({"toast": {"type": "info", "content": tr(lang, "card.action.working")}})
 
 

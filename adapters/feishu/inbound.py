@@ -1,15 +1,36 @@
-"""Text of an inbound Feishu message, as :func:`chatbot.queries.parse` takes it (pure).
+"""Inbound Feishu messages as the core's :class:`chatbot.inbound.InboundMessage` (pure).
 
 ``text`` messages carry ``{"text": "@_user_1 risks this week"}``; ``post`` (rich text, e.g. from
 topic groups) carries ``{"title": ..., "content": [[{"tag": "at", "user_id": "@_user_1"},
 {"tag": "text", "text": " PR #1234"}], ...]}``, possibly under a locale key (``zh_cn``). Both become
-one string with the ``@_user_N`` placeholders kept, to be resolved through the ``mentions`` array.
+one string with the ``@_user_N`` placeholders kept (:func:`message_text`); :func:`strip_mentions`
+then resolves them through the ``mentions`` array (is one of them the bot?) and removes them.
 """
 
 from __future__ import annotations
 
 import json
+import re
+from collections.abc import Collection, Sequence
 from typing import Any
+
+from pydantic import BaseModel, ConfigDict
+
+DIRECT_CHAT_TYPE = "p2p"
+"""``message.chat_type`` of a one-to-one chat with the bot (groups are ``group``)."""
+
+_AT = re.compile(r"@_(?:user_\d+|all)\b", re.ASCII)
+
+
+class Mention(BaseModel):
+    """A ``mentions`` entry: the placeholder ``key`` (``@_user_1``), the user ``id`` (open_id), and
+    the display ``name``."""
+
+    model_config = ConfigDict(frozen=True, extra="ignore")
+
+    key: str
+    id: str = ""
+    name: str = ""
 
 
 def _post_text(post: dict[str, Any]) -> str:
@@ -53,3 +74,41 @@ def message_text(message_type: str, content: str) -> str:
     if message_type == "post":
         return _post_text(data)
     return ""
+
+
+def strip_mentions(text: str, *, bot_ids: Collection[str], mentions: Sequence[Mention] = ()) -> tuple[str, bool]:
+    """``(text, bot_mentioned)``: every ``@_user_N``/``@_all`` placeholder (and any other key given
+    in ``mentions``) replaced by a space, and whether one of them resolves to a ``bot_ids`` open_id."""
+    bot = False
+    by_key = {m.key: m for m in mentions}
+
+    def sub(m: re.Match[str]) -> str:
+        nonlocal bot
+        mention = by_key.get(m.group(0))
+        if mention is not None and mention.id in bot_ids:
+            bot = True
+        return " "
+
+    s = _AT.sub(sub, text)
+    for mention in mentions:  # keys that are not @_user_N (defensive: any key given is a mention)
+        if mention.key and mention.key in s:
+            if mention.id in bot_ids:
+                bot = True
+            s = s.replace(mention.key, " ")
+    return s, bot
+
+
+def bot_mentioned(text: str, *, bot_ids: Collection[str], mentions: Sequence[Mention] = ()) -> bool:
+    """Whether a placeholder in ``text`` resolves to the bot."""
+    return strip_mentions(text, bot_ids=bot_ids, mentions=mentions)[1]
+
+
+def event_key(message_id: str | None, event_id: str | None) -> str:
+    """The de-duplication key of a Feishu event: ``msg:om_...``, else ``event:ev_...``, else ``""``.
+
+    Feishu re-pushes an unanswered event at about 15 s, 5 min, 1 h and 6 h, sometimes with a new
+    ``event_id``, so the message id is the key whenever there is one.
+    """
+    if message_id:
+        return f"msg:{message_id}"
+    return f"event:{event_id}" if event_id else ""

@@ -14,9 +14,10 @@ its answer within 3 s however slow the digest is. Bolt verifies the signing secr
 ``X-Slack-Signature`` or a timestamp older than 5 minutes: HTTP 401, no listener runs) and drops
 our own bot's messages.
 
-De-duplication: the key (:func:`chatbot.events.slack_event_key`, ``(team, channel, ts)`` for
-message-like events, ``event_id`` otherwise) is claimed in the persistent :class:`EventLog` only
-for a message accepted for processing, so retries (``X-Slack-Retry-Num``) and the
+Each event becomes an :class:`chatbot.inbound.InboundMessage` (:mod:`adapters.slack.inbound`) and
+goes through the core's one chat pipeline (:class:`chatbot.inbound.ChatService`). De-duplication:
+the key (``(team, channel, ts)`` for message-like events, ``event_id`` otherwise) is claimed in the
+persistent event log only for a message accepted for processing, so retries (``X-Slack-Retry-Num``) and the
 ``app_mention``/``message`` twin give exactly one ``chat.postMessage`` in every order. Socket Mode
 is not implemented (``SLACK_APP_TOKEN`` is accepted by the settings but unused).
 """
@@ -25,9 +26,8 @@ from __future__ import annotations
 
 import logging
 import re
-from collections.abc import Callable, Collection
+from collections.abc import Collection
 from concurrent.futures import Executor
-from datetime import datetime
 from typing import Any
 
 from flask import Flask, Request, request
@@ -37,37 +37,27 @@ from slack_sdk import WebClient
 
 from adapters.slack.blocks import card_to_messages
 from adapters.slack.delivery import delivery_error, web_client
+from adapters.slack.inbound import action_inbound, command_inbound, message_inbound
 from chatbot.cards import Card
-from chatbot.errors import PrhubError
-from chatbot.events import EventLog, slack_event_key
-from chatbot.i18n import tr
-from chatbot.queries import Responder, bot_mentioned, should_answer
-from chatbot.subscriptions import Requester
+from chatbot.inbound import ChatService
 
 log = logging.getLogger(__name__)
 
 PLATFORM = "slack"
 SLACK_PATHS = ("/slack/events", "/slack/commands", "/slack/actions")
-_IGNORED_SUBTYPES_OK = frozenset({"", "thread_broadcast", "file_share"})
 
 
 class SlackChat:
-    """The bot's Slack listeners.
+    """The bot's Slack listeners: each turns its event into an :class:`InboundMessage` for the
+    core's :class:`ChatService` and posts the answer card as Block Kit.
 
     Args:
-        responder: parses and answers messages (one repository).
-        events: persistent de-duplication (the store's ``claim_event``).
-        clock: ``now()`` -> aware datetime (the de-dup record's time).
-        admins: Slack user ids allowed to subscribe a channel.
+        chat: the chat pipeline (filter, de-dup, route, answer, catch-all).
         bot_ids: ids of the bot besides those bolt learns from ``auth.test`` (tests, Socket Mode).
     """
 
-    def __init__(self, *, responder: Responder, events: EventLog, clock: Callable[[], datetime],
-                 admins: Collection[str] = (), bot_ids: Collection[str] = ()) -> None:
-        self.responder = responder
-        self.events = events
-        self.clock = clock
-        self.admins = frozenset(admins)
+    def __init__(self, *, chat: ChatService, bot_ids: Collection[str] = ()) -> None:
+        self.chat = chat
         self.bot_ids = frozenset(bot_ids)
 
     # -- helpers -------------------------------------------------------------------------------
@@ -78,21 +68,6 @@ class SlackChat:
             if v:
                 ids.add(v)
         return frozenset(ids)
-
-    def _requester(self, team: str, user: str, channel: str) -> Requester:
-        return Requester(platform="slack", workspace=team, user=user, channel=channel,
-                         is_admin=user in self.admins, repo=self.responder.repo)
-
-    def _card(self, text: str, bot_ids: Collection[str], requester: Requester, where: str) -> Card:
-        """The answer, or an error card (the single catch-all of the inbound path)."""
-        try:
-            return self.responder.reply(text, bot_ids=bot_ids, requester=requester)
-        except PrhubError as exc:
-            log.warning("slack %s: %s", where, exc.user_message)
-            return self.responder.error_card(exc.user_message)
-        except Exception:  # noqa: BLE001 - the one catch-all of this inbound path
-            log.exception("slack %s: answering failed", where)
-            return self.responder.error_card(tr(self.responder.default_lang, "card.error.internal"))
 
     def _post(self, client: WebClient, channel: str, thread_ts: str | None, card: Card, where: str) -> None:
         """Post the card (``chat.postMessage``, possibly several messages) in the thread."""
@@ -110,28 +85,14 @@ class SlackChat:
             first = first or str(resp.get("ts") or "") or None
 
     def _answer_message(self, body: dict[str, Any], event: dict[str, Any], context: BoltContext, client: WebClient) -> None:
-        bot_ids = self._bot_ids(context)
-        if event.get("bot_id") or event.get("user") in bot_ids or not event.get("user"):
-            return  # our own (or another bot's) message
-        subtype = event.get("subtype") or ""
-        if subtype not in _IGNORED_SUBTYPES_OK:
-            return  # edits, deletions, joins, bot_message...
-        text = str(event.get("text") or "")
-        channel_type = "im" if event.get("channel_type") == "im" else "channel"
-        mentioned = event.get("type") == "app_mention" or bot_mentioned(text, bot_ids=bot_ids)
-        if not should_answer(channel_type, mentioned=mentioned):
-            return  # not for us: nothing is recorded, so the app_mention twin still answers
-        key = slack_event_key(body)
-        where = f"event {body.get('event_id', '?')} {key}"
-        if key and not self.events.claim_event(PLATFORM, key, self.clock()):
-            log.info("slack %s: duplicate, ignored", where)
+        msg = message_inbound(body, event, bot_ids=self._bot_ids(context), platform=PLATFORM)
+        if msg is None:
+            return  # our own (or another bot's) message, an edit, a join...
+        card = self.chat.handle(msg)
+        if card is None:
             return
-        team = str(body.get("team_id") or event.get("team") or "")
-        channel = str(event.get("channel") or "")
-        requester = self._requester(team, str(event["user"]), channel)
-        card = self._card(text, bot_ids, requester, where)
-        thread = event.get("thread_ts") or (None if channel_type == "im" else event.get("ts"))
-        self._post(client, channel, thread, card, where)
+        thread = event.get("thread_ts") or (None if msg.is_direct else event.get("ts"))
+        self._post(client, msg.channel, thread, card, msg.where)
 
     # -- listeners (bolt injects arguments by name) ---------------------------------------------
 
@@ -150,12 +111,9 @@ class SlackChat:
     def on_command(self, ack: Ack, command: dict[str, Any], respond: Respond, context: BoltContext) -> None:
         """``/prhub QUERY``: ack (empty), then answer through the command's ``response_url``."""
         ack()
-        key = f"command:{command.get('trigger_id')}" if command.get("trigger_id") else ""
-        if key and not self.events.claim_event(PLATFORM, key, self.clock()):
+        card = self.chat.handle(command_inbound(command, bot_ids=self._bot_ids(context), platform=PLATFORM))
+        if card is None:
             return
-        requester = self._requester(str(command.get("team_id") or ""), str(command.get("user_id") or ""),
-                                    str(command.get("channel_id") or ""))
-        card = self._card(str(command.get("text") or ""), self._bot_ids(context), requester, "command /prhub")
         for msg in card_to_messages([card]):
             try:
                 respond(text=msg["text"], blocks=msg["blocks"], response_type="ephemeral")
@@ -172,22 +130,17 @@ class SlackChat:
         value = str(action.get("value") or "")
         if not str(action.get("action_id") or "").startswith("query") or not value:
             return
-        container = body.get("container") or {}
-        channel = str((body.get("channel") or {}).get("id") or container.get("channel_id") or "")
-        message_ts = str(container.get("message_ts") or "")
-        key = f"action:{channel}:{message_ts}:{action.get('action_ts', '')}"
-        if not self.events.claim_event(PLATFORM, key, self.clock()):
+        msg = action_inbound(body, value, bot_ids=self._bot_ids(context), platform=PLATFORM)
+        card = self.chat.handle(msg)
+        if card is None:
             return
-        user = str((body.get("user") or {}).get("id") or "")
-        team = str((body.get("team") or {}).get("id") or "")
-        card = self._card(value, self._bot_ids(context), self._requester(team, user, channel), "block_actions")
-        thread = (body.get("message") or {}).get("thread_ts") or message_ts or None
-        if channel:
-            self._post(client, channel, thread, card, "block_actions")
+        container = body.get("container") or {}
+        thread = (body.get("message") or {}).get("thread_ts") or str(container.get("message_ts") or "") or None
+        if msg.channel:
+            self._post(client, msg.channel, thread, card, "block_actions")
 
 
-def create_slack_app(*, bot_token: str, signing_secret: str, responder: Responder, events: EventLog,
-                     clock: Callable[[], datetime], admins: Collection[str] = (), api_url: str | None = None,
+def create_slack_app(*, bot_token: str, signing_secret: str, chat: ChatService, api_url: str | None = None,
                      client: WebClient | None = None, bot_ids: Collection[str] = (),
                      listener_executor: Executor | None = None) -> App:
     """A bolt ``App`` (HTTP mode) with the :class:`SlackChat` listeners registered.
@@ -197,7 +150,7 @@ def create_slack_app(*, bot_token: str, signing_secret: str, responder: Responde
     Args:
         bot_token: ``xoxb-…`` (``SLACK_BOT_TOKEN``).
         signing_secret: ``SLACK_SIGNING_SECRET``.
-        responder, events, clock, admins, bot_ids: see :class:`SlackChat`.
+        chat, bot_ids: see :class:`SlackChat`.
         api_url: Web API base (``SLACK_API_URL``; tests point it at a fake).
         client: a ready ``WebClient`` instead of one built from ``bot_token``/``api_url``.
         listener_executor: where listeners run after the ack (default: bolt's thread pool).
@@ -209,11 +162,11 @@ def create_slack_app(*, bot_token: str, signing_secret: str, responder: Responde
     extra: dict[str, Any] = {"listener_executor": listener_executor} if listener_executor is not None else {}
     app = App(token=bot_token, signing_secret=signing_secret, client=web, process_before_response=False,
               logger=logging.getLogger("adapters.slack.bolt"), **extra)
-    chat = SlackChat(responder=responder, events=events, clock=clock, admins=admins, bot_ids=bot_ids)
-    app.event("app_mention")(chat.on_app_mention)
-    app.event("message")(chat.on_message)
-    app.command("/prhub")(chat.on_command)
-    app.action(re.compile(".*"))(chat.on_block_actions)
+    listeners = SlackChat(chat=chat, bot_ids=bot_ids)
+    app.event("app_mention")(listeners.on_app_mention)
+    app.event("message")(listeners.on_message)
+    app.command("/prhub")(listeners.on_command)
+    app.action(re.compile(".*"))(listeners.on_block_actions)
     return app
 
 

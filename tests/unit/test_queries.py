@@ -7,35 +7,53 @@ from datetime import datetime, timezone
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from pydantic import TypeAdapter
 
 from chatbot.cards import Card, block_text
+from adapters.feishu.inbound import Mention, bot_mentioned, message_text, strip_mentions
+from adapters.slack.inbound import strip_markup
+from chatbot.inbound import InboundMessage, wants_answer
 from chatbot.queries import (
     DigestCache,
     HelpQuery,
-    Mention,
     ModuleQuery,
     PRLookupQuery,
-    Query,
     RisksQuery,
     SubscribeQuery,
     SubscriptionsQuery,
     UnsubscribeQuery,
     answer,
-    bot_mentioned,
     parse,
-    should_answer,
+    query_adapter,
 )
 from chatbot.rules import shipped_rules
 from chatbot.subscriptions import Requester
 from tests.fakes.subscriptions import MemoryBook
-from adapters.feishu.inbound import message_text
 
 SLACK_BOT = {"U_BOT", "B_BOT"}
 FEISHU_BOT = {"ou_BOT"}
 BOT = Mention(key="@_user_1", id="ou_BOT", name="DigestBot")
 BOB = Mention(key="@_user_2", id="ou_BOB", name="Bob")
-QUERY = TypeAdapter(Query)
+QUERY = query_adapter()
+
+
+def slack_parse(text, bot_ids=SLACK_BOT):
+    """What the Slack adapter hands the core: markup stripped, then parsed."""
+    return parse(strip_markup(text, bot_ids=bot_ids)[0])
+
+
+def feishu_parse(text, mentions=(), bot_ids=FEISHU_BOT):
+    """What the Feishu adapter hands the core: placeholders resolved and removed, then parsed."""
+    return parse(strip_mentions(text, bot_ids=bot_ids, mentions=mentions)[0])
+
+
+def both_parse(text, mentions=()):
+    """Both adapters' cleaning (a text holding either platform's markup)."""
+    s, _ = strip_markup(text, bot_ids=SLACK_BOT | FEISHU_BOT)
+    return parse(strip_mentions(s, bot_ids=SLACK_BOT | FEISHU_BOT, mentions=mentions)[0])
+
+
+def wants(direct, mentioned):
+    return wants_answer(InboundMessage(platform="test", is_direct=direct, addressed_to_bot=mentioned))
 
 
 def text_of(card: Card) -> str:
@@ -46,18 +64,18 @@ def text_of(card: Card) -> str:
 
 @pytest.mark.parametrize("text", ["<@U_BOT> risks this week", "<@U_BOT>\u00a0risks this week"])
 def test_br02_risks_current_week(text):
-    q = parse(text, bot_ids=SLACK_BOT)
+    q = slack_parse(text)
     assert q == RisksQuery(week="current")
     assert q.model_dump()["intent"] == "risks" and q.week == "current"
 
 
 @pytest.mark.parametrize("text", ["<@U_BOB> <@U_BOT> PR #1234", "<@U_BOT|digestbot> PR#1234"])
 def test_br02_pr_lookup(text):
-    assert parse(text, bot_ids=SLACK_BOT) == PRLookupQuery(number=1234)
+    assert slack_parse(text) == PRLookupQuery(number=1234)
 
 
 def test_br02_subscribe_sender_not_mentioned_user():
-    q = parse("hey <@U_BOT>, subscribe attention", bot_ids=SLACK_BOT)
+    q = slack_parse("hey <@U_BOT>, subscribe attention")
     assert isinstance(q, SubscribeQuery) and q.module == "attention" and not q.channel
     assert "U_BOB" not in q.model_dump_json() and "<@" not in q.model_dump_json()
     book = MemoryBook()
@@ -69,7 +87,7 @@ def test_br02_subscribe_sender_not_mentioned_user():
 
 
 def test_br02_bare_mention_is_help():
-    q = parse("<@U_BOT>", bot_ids=SLACK_BOT)
+    q = slack_parse("<@U_BOT>")
     assert q == HelpQuery()
     card = answer(q, digest_provider=None, now=datetime.now(timezone.utc))
     assert "what you can ask" in card.header
@@ -77,7 +95,7 @@ def test_br02_bare_mention_is_help():
 
 @pytest.mark.parametrize("text", ["<@U_BOT> <@U_1234> risks", "<@U_BOT> subscribe <@U_BOB>", "<@U_BOT> <@U_4321>"])
 def test_br02_other_mentions_are_never_modules_or_numbers(text):
-    q = parse(text, bot_ids=SLACK_BOT)
+    q = slack_parse(text)
     assert not isinstance(q, PRLookupQuery)
     assert "U_BOB" not in q.model_dump_json() and "4321" not in q.model_dump_json() and "1234" not in q.model_dump_json()
 
@@ -86,13 +104,13 @@ def test_br02_other_mentions_are_never_modules_or_numbers(text):
 
 def test_br07_1_placeholder_bot():
     text = message_text("text", '{"text":"@_user_1 risks this week"}')
-    assert parse(text, bot_ids=FEISHU_BOT, mentions=[BOT]) == RisksQuery(week="current")
+    assert feishu_parse(text, [BOT]) == RisksQuery(week="current")
     assert bot_mentioned(text, bot_ids=FEISHU_BOT, mentions=[BOT])
 
 
 def test_br07_2_other_user_placeholder_ignored():
     text = message_text("text", '{"text":"@_user_2 @_user_1 subscribe attention"}')
-    q = parse(text, bot_ids=FEISHU_BOT, mentions=[BOT, BOB])
+    q = feishu_parse(text, [BOT, BOB])
     assert isinstance(q, SubscribeQuery) and q.module == "attention" and q.asked == "attention"
     assert "@_user_" not in q.model_dump_json() and "ou_BOB" not in q.model_dump_json()
     book = MemoryBook()
@@ -105,14 +123,14 @@ def test_br07_2_other_user_placeholder_ignored():
 def test_br07_3_group_without_mention_gets_no_reply():
     text = message_text("text", '{"text":"risks this week"}')
     mentioned = bot_mentioned(text, bot_ids=FEISHU_BOT, mentions=[])
-    assert not mentioned and not should_answer("group", mentioned=mentioned)
-    assert should_answer("group", mentioned=True) and should_answer("p2p", mentioned=False)
+    assert not mentioned and not wants(False, mentioned)
+    assert wants(False, True) and wants(True, False)
 
 
 def test_br07_4_p2p_pr_lookup():
     text = message_text("text", '{"text":"PR #1234"}')
-    assert should_answer("p2p", mentioned=bot_mentioned(text, bot_ids=FEISHU_BOT))
-    assert parse(text, bot_ids=FEISHU_BOT) == PRLookupQuery(number=1234)
+    assert wants(True, bot_mentioned(text, bot_ids=FEISHU_BOT))
+    assert feishu_parse(text) == PRLookupQuery(number=1234)
 
 
 def test_br07_5_post_message():
@@ -120,7 +138,7 @@ def test_br07_5_post_message():
                '{"tag":"text","text":" PR #1234"}]]}')
     text = message_text("post", content)
     assert bot_mentioned(text, bot_ids=FEISHU_BOT, mentions=[BOT])
-    assert parse(text, bot_ids=FEISHU_BOT, mentions=[BOT]) == PRLookupQuery(number=1234)
+    assert feishu_parse(text, [BOT]) == PRLookupQuery(number=1234)
 
 
 def test_message_text_never_raises():
@@ -167,7 +185,7 @@ def test_message_text_never_raises():
     ("risks 2026-W60", "help", {"problem": "bad_week:2026-W60"}),
 ])
 def test_intents(text, intent, fields):
-    q = parse(text, bot_ids=SLACK_BOT)
+    q = slack_parse(text)
     assert q.intent == intent, q
     for k, v in fields.items():
         assert getattr(q, k) == v, (k, q)
@@ -175,13 +193,13 @@ def test_intents(text, intent, fields):
 
 def test_bot_mention_anywhere_and_case():
     for text in ["RISKS THIS WEEK <@U_BOT>", "risks <@U_BOT> this week", "<@U_BOT>,  Risks,  This Week!!"]:
-        assert parse(text, bot_ids=SLACK_BOT) == RisksQuery(week="current")
+        assert slack_parse(text) == RisksQuery(week="current")
 
 
 @settings(max_examples=300, deadline=None)
 @given(st.text())
 def test_parse_always_returns_a_query(text):
-    q = parse(text, bot_ids=SLACK_BOT, mentions=[BOT, BOB])
+    q = both_parse(text, [BOT, BOB])
     assert QUERY.validate_python(q.model_dump()) == q
 
 
@@ -189,7 +207,7 @@ def test_parse_always_returns_a_query(text):
 @given(st.lists(st.sampled_from(["<@U_BOT>", "<@U_BOB|bob>", "@_user_1", "@_user_2", "PR", "#", "12", "risks",
                                  "本周", "subscribe", "channel", "\u00a0", "，", "ＰＲ", "2026-W19", "<!channel>", " "])))
 def test_parse_token_soup(tokens):
-    q = parse("".join(tokens), bot_ids=SLACK_BOT | FEISHU_BOT, mentions=[BOT, BOB])
+    q = both_parse("".join(tokens), [BOT, BOB])
     assert "U_BOB" not in q.model_dump_json() and "@_user" not in q.model_dump_json()
 
 

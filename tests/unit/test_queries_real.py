@@ -6,6 +6,7 @@ import pytest
 
 from chatbot.cards import PRList, Section, block_text, digest_cards
 from chatbot.i18n import tr
+from adapters.slack.inbound import strip_markup
 from chatbot.queries import DigestCache, answer, parse
 from chatbot.weeks import IsoWeek
 from tests.conftest import week_prs
@@ -95,7 +96,7 @@ def test_trends_query_on_six_real_weeks(vllm_rules, text, lang):
     weeks = ["2026-W15", "2026-W16", "2026-W17", "2026-W18", "2026-W19", "2026-W20"]
     prs = [p for w in weeks for p in week_prs(w)]
     six = DigestCache(prs, repo="vllm-project/vllm", rules=vllm_rules)
-    q = parse(text, bot_ids={"U_BOT"})
+    q = parse(strip_markup(text, bot_ids={"U_BOT"})[0])
     assert q.intent == "trends" and q.lang == lang
     newest = max(p.merged_at for p in prs)
     card = answer(q, digest_provider=six, now=newest)
@@ -112,6 +113,6 @@ def test_responder_reports_each_reply_latency(cache, now):
 
     seen = []
     responder = Responder(digest_provider=cache, clock=lambda: now, repo="vllm-project/vllm", observe=seen.append)
-    card = responder.reply("<@U_BOT> risks this week", bot_ids={"U_BOT"})
+    card = responder.reply(" risks this week")
     assert "2026-W20" in card.header
     assert len(seen) == 1 and 0 < seen[0] < 30

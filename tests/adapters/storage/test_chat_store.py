@@ -11,6 +11,7 @@ from sqlalchemy import func, select
 
 from adapters.storage import SqlStore
 from adapters.storage.schema import PROCESSED_EVENTS, SUBSCRIPTIONS
+from adapters.slack.inbound import strip_markup
 from chatbot.queries import DigestCache, answer, parse
 from chatbot.rules import shipped_rules
 from chatbot.subscriptions import Requester, Subscription
@@ -80,7 +81,7 @@ def test_br09_second_subscribe_says_already_subscribed(store, vllm_rules):
     req = Requester(platform="slack", workspace="T_TEST", user="U_ALICE", channel="C_DIGEST", repo="vllm-project/vllm")
     texts = []
     for text in ("<@U_BOT> subscribe attention", "<@U_BOT> subscribe Attention "):
-        card = answer(parse(text, bot_ids={"U_BOT"}), digest_provider=provider, now=T0, requester=req, subscriptions=store)
+        card = answer(parse(strip_markup(text, bot_ids={"U_BOT"})[0]), digest_provider=provider, now=T0, requester=req, subscriptions=store)
         texts.append(" ".join(block_text(b) for b in card.blocks))
     assert "Subscribed you" in texts[0]
     assert "already subscribed" in texts[1]

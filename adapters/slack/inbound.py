@@ -1,0 +1,108 @@
+"""Inbound Slack events as the core's :class:`chatbot.inbound.InboundMessage` (pure).
+
+Slack's ``text`` carries markup: mentions ``<@U123>``/``<@U123|name>``, channels ``<#C1|general>``,
+specials ``<!channel>``, links ``<https://x|label>``, and ``&``, ``<``, ``>`` escaped as entities.
+:func:`strip_markup` keeps a link's URL (``/pull/42202`` is a PR lookup), drops every other token
+(another user's id is never read as a module or a PR number), decodes the entities, and says
+whether the bot itself was mentioned.
+
+De-duplication key (:func:`event_key`): Slack retries an event it thinks unanswered and sends a
+channel message that mentions the app twice (``app_mention`` and ``message``, different
+``event_id``, same ``channel``/``ts``), so message-like events are keyed ``msg:{team}:{channel}:{ts}``;
+other events ``event:{event_id}``.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Collection, Mapping
+from typing import Any
+
+from chatbot.inbound import InboundMessage
+
+MESSAGE_EVENTS = frozenset({"message", "app_mention"})
+ANSWERED_SUBTYPES = frozenset({"", "thread_broadcast", "file_share"})
+"""``message`` subtypes that are a user's words (edits, deletions, joins and bot messages are not)."""
+DIRECT_CHANNEL_TYPE = "im"
+
+_LINK = re.compile(r"<(https?://[^>|\s]+)(?:\|[^>]*)?>")
+_TOKEN = re.compile(r"<([@#!])([^>|\s]*)(?:\|[^>]*)?>")
+
+
+def strip_markup(text: str, *, bot_ids: Collection[str]) -> tuple[str, bool]:
+    """``(text, bot_mentioned)``: Slack markup reduced to plain text (see the module docstring)."""
+    bot = False
+
+    def token(m: re.Match[str]) -> str:
+        nonlocal bot
+        if m.group(1) == "@" and m.group(2) in bot_ids:
+            bot = True
+        return " "
+
+    s = _LINK.sub(lambda m: f" {m.group(1)} ", text)
+    s = _TOKEN.sub(token, s)
+    s = s.replace("&lt;", "<").replace("&gt;", ">").replace("&amp;", "&")
+    return s, bot
+
+
+def bot_mentioned(text: str, *, bot_ids: Collection[str]) -> bool:
+    """Whether ``text`` mentions the bot (``<@U_BOT>`` or ``<@U_BOT|name>``)."""
+    return strip_markup(text, bot_ids=bot_ids)[1]
+
+
+def event_key(body: Mapping[str, Any]) -> str:
+    """The de-duplication key of an Events API body (``{"team_id", "event_id", "event": {...}}``).
+
+    ``msg:T_TEST:C_DIGEST:1718000000.000100`` for ``message``/``app_mention`` events with a channel
+    and ``ts``; ``event:Ev001`` otherwise; ``""`` when the body has neither.
+    """
+    event = body.get("event") or {}
+    if not isinstance(event, Mapping):
+        event = {}
+    team = body.get("team_id") or event.get("team") or ""
+    channel, ts = event.get("channel"), event.get("ts")
+    if event.get("type") in MESSAGE_EVENTS and channel and ts:
+        return f"msg:{team}:{channel}:{ts}"
+    event_id = body.get("event_id")
+    return f"event:{event_id}" if event_id else ""
+
+
+def message_inbound(body: Mapping[str, Any], event: Mapping[str, Any], *, bot_ids: Collection[str],
+                    platform: str = "slack") -> InboundMessage | None:
+    """An ``app_mention``/``message`` event as an InboundMessage; None for our own or another
+    bot's message, a message without a user, and subtypes that are not a user's words."""
+    if event.get("bot_id") or event.get("user") in bot_ids or not event.get("user"):
+        return None
+    if (event.get("subtype") or "") not in ANSWERED_SUBTYPES:
+        return None
+    text, mentioned = strip_markup(str(event.get("text") or ""), bot_ids=bot_ids)
+    key = event_key(body)
+    return InboundMessage(
+        platform=platform, workspace=str(body.get("team_id") or event.get("team") or ""),
+        channel=str(event.get("channel") or ""), user=str(event["user"]), text=text,
+        is_direct=event.get("channel_type") == DIRECT_CHANNEL_TYPE,
+        addressed_to_bot=event.get("type") == "app_mention" or mentioned,
+        dedup_key=key, where=f"event {body.get('event_id', '?')} {key}")
+
+
+def command_inbound(command: Mapping[str, Any], *, bot_ids: Collection[str], platform: str = "slack") -> InboundMessage:
+    """A ``/prhub`` slash command: addressed to the bot, keyed by its ``trigger_id``."""
+    text, _ = strip_markup(str(command.get("text") or ""), bot_ids=bot_ids)
+    trigger = command.get("trigger_id")
+    return InboundMessage(platform=platform, workspace=str(command.get("team_id") or ""),
+                          channel=str(command.get("channel_id") or ""), user=str(command.get("user_id") or ""),
+                          text=text, is_direct=True, addressed_to_bot=True,
+                          dedup_key=f"command:{trigger}" if trigger else "", where="command /prhub")
+
+
+def action_inbound(body: Mapping[str, Any], value: str, *, bot_ids: Collection[str],
+                   platform: str = "slack") -> InboundMessage:
+    """A ``query…`` button of our cards: its ``value`` asked in the card's conversation."""
+    container = body.get("container") or {}
+    channel = str((body.get("channel") or {}).get("id") or container.get("channel_id") or "")
+    action = (body.get("actions") or [{}])[0]
+    key = f"action:{channel}:{container.get('message_ts') or ''}:{action.get('action_ts', '')}"
+    text, _ = strip_markup(value, bot_ids=bot_ids)
+    return InboundMessage(platform=platform, workspace=str((body.get("team") or {}).get("id") or ""), channel=channel,
+                          user=str((body.get("user") or {}).get("id") or ""), text=text, is_direct=True,
+                          addressed_to_bot=True, dedup_key=key, where="block_actions")

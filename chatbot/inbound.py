@@ -1,0 +1,139 @@
+"""One chat pipeline for every platform: an :class:`InboundMessage` in, at most one answer card out.
+
+A platform adapter turns its inbound event into an :class:`InboundMessage` (mentions removed, the
+platform's own notion of a direct chat and of a mention of the bot, its de-duplication key) and
+turns the answer :class:`chatbot.cards.Card` into its payload. Everything in between is here,
+the same for every platform::
+
+    filter   direct messages always; group and channel messages only when addressed to the bot
+    claim    the de-dup key in the persistent EventLog (first claim wins; twins and retries lose)
+    route    the conversation's repository (its configured destination) else the default one
+    answer   the repository's Responder (its rules, its week zone)
+    catch    a PrhubError shows its safe user_message; anything else an "internal error" card
+
+The filter runs before the claim, so a message that is ignored (a channel message not addressed
+to the bot) never takes the key from its twin that is answered.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Collection, Mapping, Sequence
+from datetime import datetime
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from chatbot.cards import Card
+from chatbot.errors import PrhubError
+from chatbot.events import EventLog
+from chatbot.i18n import tr
+from chatbot.queries import Responder
+from chatbot.subscriptions import PLATFORM_NAME, Requester
+
+log = logging.getLogger(__name__)
+
+
+class InboundMessage(BaseModel):
+    """One chat message (or button press, or slash command) as the core sees it.
+
+    Attributes:
+        platform: the platform's registry name (``prhub/platforms.py``).
+        workspace: the workspace or tenant the message came from (``""`` when the platform has none).
+        channel: the conversation id (a channel, group or direct chat).
+        user: the sender's id on that platform (never taken from the message text).
+        text: the message text with the platform's mention markup removed.
+        is_direct: a one-to-one chat with the bot (or a command addressed to it).
+        addressed_to_bot: the message mentions the bot (or is a command or a button of its cards).
+        dedup_key: the message's de-duplication key, stable across the platform's re-deliveries
+            (``""``: not de-duplicated).
+        where: a short description for log lines (event id, key); never shown to users.
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    platform: str = Field(pattern=PLATFORM_NAME)
+    workspace: str = ""
+    channel: str = ""
+    user: str = ""
+    text: str = ""
+    is_direct: bool = False
+    addressed_to_bot: bool = False
+    dedup_key: str = ""
+    where: str = ""
+
+
+def wants_answer(msg: InboundMessage) -> bool:
+    """The group rule: direct chats are always answered; group chats and channels only when the
+    message is addressed to the bot."""
+    return msg.is_direct or msg.addressed_to_bot
+
+
+class ChatService:
+    """The chat pipeline (see the module docstring), shared by every platform adapter.
+
+    Args:
+        responders: one :class:`Responder` per repository answered about; the first is the default.
+        events: persistent de-duplication (the store's ``claim_event``).
+        clock: ``now()`` -> aware UTC datetime (the time a key is claimed).
+        admins: per platform name, the user ids that may subscribe a channel.
+        routes: ``(platform, channel) -> repo``: conversations that belong to a repository (its
+            configured destinations); other conversations get the default repository.
+    """
+
+    def __init__(self, *, responders: Sequence[Responder], events: EventLog, clock: Callable[[], datetime],
+                 admins: Mapping[str, Collection[str]] | None = None,
+                 routes: Mapping[tuple[str, str], str] | None = None) -> None:
+        if not responders:
+            raise ValueError("ChatService needs at least one Responder")
+        self.responders = {r.repo.casefold(): r for r in responders}
+        self.default = responders[0]
+        self.events = events
+        self.clock = clock
+        self.admins = {p: frozenset(ids) for p, ids in (admins or {}).items()}
+        self.routes = {(p, c): repo.casefold() for (p, c), repo in (routes or {}).items()}
+
+    @property
+    def default_lang(self) -> str:
+        """The language of answers without words to tell it by (and of error cards)."""
+        return self.default.default_lang
+
+    def responder_for(self, msg: InboundMessage) -> Responder:
+        """The Responder of the conversation's repository (the default one when unrouted)."""
+        repo = self.routes.get((msg.platform, msg.channel))
+        return self.responders.get(repo, self.default) if repo else self.default
+
+    def requester(self, msg: InboundMessage) -> Requester:
+        """Who asks and where, with admin rights from ``admins`` and the routed repository."""
+        return Requester(platform=msg.platform, workspace=msg.workspace, user=msg.user, channel=msg.channel,
+                         is_admin=msg.user in self.admins.get(msg.platform, frozenset()),
+                         repo=self.responder_for(msg).repo)
+
+    def accept(self, msg: InboundMessage) -> bool:
+        """Filter, then claim the de-dup key: True when this copy of the message is to be answered.
+
+        Raises:
+            chatbot.errors.PrhubError: the event log cannot be written (the adapter decides what
+                the platform is told; nothing was claimed).
+        """
+        if not wants_answer(msg):
+            return False  # not for us: nothing recorded, so an addressed twin still answers
+        if msg.dedup_key and not self.events.claim_event(msg.platform, msg.dedup_key, self.clock()):
+            log.info("%s %s: duplicate, ignored", msg.platform, msg.where or msg.dedup_key)
+            return False
+        return True
+
+    def answer(self, msg: InboundMessage) -> Card:
+        """The answer card to an accepted message; never raises (the pipeline's one catch-all)."""
+        responder = self.responder_for(msg)
+        try:
+            return responder.reply(msg.text, requester=self.requester(msg))
+        except PrhubError as exc:
+            log.warning("%s %s: %s", msg.platform, msg.where, exc.user_message)
+            return responder.error_card(exc.user_message)
+        except Exception:  # noqa: BLE001 - the one catch-all of the inbound path
+            log.exception("%s %s: answering failed", msg.platform, msg.where)
+            return responder.error_card(tr(responder.default_lang, "card.error.internal"))
+
+    def handle(self, msg: InboundMessage) -> Card | None:
+        """:meth:`accept` then :meth:`answer`: the card to post, or None when nothing is to be sent."""
+        return self.answer(msg) if self.accept(msg) else None

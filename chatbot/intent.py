@@ -1,0 +1,269 @@
+"""What a chat intent is: its query type, patterns per language, parser, answer and help line.
+
+Every chat intent is one module in ``chatbot/intents/`` that defines a query model (a subclass of
+:class:`QueryBase` with ``intent: Literal["name"]``) and one :class:`Intent`; the registry
+(``chatbot/intents/__init__.py``) lists them in parse order. Parsing tries each intent in that
+order on the cleaned text (:class:`ParseInput`); the first that returns a query wins. Answering
+looks the intent up by the query's ``intent`` name. The help card lists every intent's help line,
+ordered by ``help_rank``.
+
+Shared helpers for intents live here too: the week named in a message (:func:`week_of`), the
+module a message names (:func:`module_target`), and the week's digest with the "nothing merged
+yet, here is last week" fallback (:meth:`AnswerContext.week_digest`).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import date, datetime
+from functools import cached_property
+from typing import Any, Generic, Literal, Protocol, TypeVar
+
+from pydantic import BaseModel, ConfigDict
+
+from chatbot.cards import DEFAULT_LIMITS, Card, CardLimits, message_card
+from chatbot.i18n import tr
+from chatbot.models import Digest
+from chatbot.module_names import ModuleIndex
+from chatbot.subscriptions import Requester, SubscriptionBook
+from chatbot.weeks import IsoWeek, load_zone
+
+WeekRef = str
+"""``current`` (the ISO week containing now), ``previous``, or an ISO week such as ``2026-W19``."""
+
+_CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
+_ISO_WEEK = re.compile(r"(?<![0-9])([0-9]{4}) ?-? ?w ?([0-9]{1,2})(?![0-9])", re.ASCII)
+_THIS_WEEK = re.compile(r"\b(?:this|current) week\b|本周|这周|这一周|本星期|这个星期|这星期")
+_LAST_WEEK = re.compile(r"\b(?:last|previous|prev) week\b|上周|上一周|上星期|上个星期")
+_FILLER = re.compile(r"^(?:to|for|me to|me for|module|模块)\b ?")
+
+
+class QueryBase(BaseModel):
+    """A parsed chat message. Subclasses add ``intent: Literal[name]`` and their fields."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    intent: str
+    lang: Literal["en", "zh"] = "en"
+    """The language the query was written in (``zh`` when it holds Chinese characters)."""
+
+
+Q = TypeVar("Q", bound=QueryBase)
+
+
+def compile_patterns(patterns: Mapping[str, Sequence[str]]) -> re.Pattern[str]:
+    """One regex matching any of an intent's patterns (all languages), for ``search``.
+
+    Raises:
+        re.error: a pattern does not compile (a programming error, caught by the registry test).
+    """
+    return re.compile("|".join(f"(?:{p})" for lang in sorted(patterns) for p in patterns[lang]))
+
+
+def week_of(s: str) -> tuple[WeekRef, str, str]:
+    """``(week_ref, problem, rest)``: the week named in cleaned text ``s`` and ``s`` without it.
+
+    ``problem`` is ``2026-W60`` when ``s`` names an ISO week that does not exist (``week_ref`` is
+    then ``current``); ``""`` otherwise.
+    """
+    m = _ISO_WEEK.search(s)
+    if m:
+        year, week = int(m.group(1)), int(m.group(2))
+        rest = (s[: m.start()] + " " + s[m.end():]).strip()
+        try:
+            date.fromisocalendar(year, week, 1)
+        except ValueError:
+            return "current", f"{year}-W{week:02d}", rest
+        return f"{year}-W{week:02d}", "", rest
+    m = _LAST_WEEK.search(s)
+    if m:
+        return "previous", "", (s[: m.start()] + " " + s[m.end():]).strip()
+    m = _THIS_WEEK.search(s)
+    if m:
+        return "current", "", (s[: m.start()] + " " + s[m.end():]).strip()
+    return "current", "", s
+
+
+def module_target(rest: str, index: ModuleIndex) -> tuple[str | None, str, tuple[str, ...]]:
+    """``(module_id, asked, candidates)`` for the module named in ``rest`` (leading "to", "for",
+    "module" dropped); see :meth:`ModuleIndex.resolve`."""
+    name = " ".join(rest.split())
+    while True:
+        stripped = _FILLER.sub("", name)
+        if stripped == name:
+            break
+        name = stripped
+    module, candidates = index.resolve(name)
+    return module, name, candidates
+
+
+@dataclass(frozen=True)
+class ParseInput:
+    """One cleaned message as intents see it.
+
+    Attributes:
+        text: cleaned text (:func:`chatbot.queries.clean_text`: NFKC, case folded, no mentions).
+        modules: the repository's module names.
+    """
+
+    text: str
+    modules: ModuleIndex
+
+    @cached_property
+    def lang(self) -> Literal["en", "zh"]:
+        """``zh`` when the text holds Chinese characters, else ``en``."""
+        return "zh" if _CJK.search(self.text) else "en"
+
+    @cached_property
+    def _week(self) -> tuple[WeekRef, str, str]:
+        return week_of(self.text)
+
+    @property
+    def week(self) -> WeekRef:
+        """The week the text names (``current`` when none)."""
+        return self._week[0]
+
+    @property
+    def week_problem(self) -> str:
+        """A named ISO week that does not exist (``2026-W60``), else ``""``."""
+        return self._week[1]
+
+    @property
+    def rest(self) -> str:
+        """The text without the week it names."""
+        return self._week[2]
+
+
+class DigestProvider(Protocol):
+    """Where answers get digests from (the caller caches them per week and language)."""
+
+    def digest(self, week: IsoWeek, lang: str) -> Digest:
+        """The digest of ``week`` in ``lang`` (a week without PRs gives an empty digest)."""
+        ...
+
+
+@dataclass(frozen=True)
+class WeekDigest:
+    """The digest an answer shows: its ``week``, a ``notice`` when it fell back to last week, and
+    the week's public report URL (None without one)."""
+
+    digest: Digest
+    week: IsoWeek
+    notice: tuple[str, ...] = ()
+    report_url: str | None = None
+
+
+@dataclass(frozen=True)
+class AnswerContext:
+    """Everything an intent's answer may use.
+
+    Attributes:
+        provider: digests per (week, lang).
+        now: the bot's clock (aware).
+        lang: the answer language (``en``/``zh``).
+        tz: IANA zone of the week windows (the digests' zone).
+        modules: the repository's module names.
+        requester: who asks and where (None outside chat).
+        subscriptions: the subscription store (None: subscription intents say "unavailable").
+        report_url: the public report URL of a week (None: no "Full report" buttons).
+        limits: list sizes and text lengths.
+        lookback_weeks: how many weeks back a PR lookup searches.
+        intents: the registry (the help card lists it).
+    """
+
+    provider: DigestProvider
+    now: datetime
+    lang: str
+    tz: str
+    modules: ModuleIndex
+    requester: Requester | None = None
+    subscriptions: SubscriptionBook | None = None
+    report_url: Callable[[IsoWeek], str | None] | None = None
+    limits: CardLimits = DEFAULT_LIMITS
+    lookback_weeks: int = 8
+    intents: Sequence[Intent[Any]] = field(default_factory=tuple)
+
+    def current_week(self) -> IsoWeek:
+        """The ISO week in ``tz`` containing ``now``.
+
+        Raises:
+            chatbot.errors.InputError: ``tz`` is not a known zone (a configuration error).
+        """
+        return IsoWeek.containing(self.now, load_zone(self.tz))
+
+    def resolve_week(self, ref: WeekRef) -> IsoWeek:
+        """``current``, ``previous`` or ``2026-W19`` as an :class:`IsoWeek`."""
+        if ref == "current":
+            return self.current_week()
+        if ref == "previous":
+            return self.current_week().previous()
+        return IsoWeek.parse(ref)
+
+    def week_digest(self, ref: WeekRef) -> WeekDigest | Card:
+        """The digest of week ``ref``, or the card to answer instead when it has no PRs.
+
+        "This week" without PRs yet falls back to last week with a notice; an explicit week
+        without PRs, or two empty weeks, gives a "no merged PRs" card.
+        """
+        week = self.resolve_week(ref)
+        d = self.provider.digest(week, self.lang)
+        notice: list[str] = []
+        if d.total_prs == 0:
+            if ref != "current":
+                return message_card(d.repo, [tr(self.lang, "card.empty_week", week=week)], lang=self.lang, role="empty")
+            prev = week.previous()
+            d = self.provider.digest(prev, self.lang)
+            notice = [tr(self.lang, "card.empty_now", week=week)]
+            if d.total_prs == 0:
+                notice.append(tr(self.lang, "card.empty_week", week=prev))
+                return message_card(d.repo, notice, lang=self.lang, role="empty")
+            notice.append(tr(self.lang, "card.showing_last", week=prev))
+            week = prev
+        url = self.report_url(week) if self.report_url else None
+        return WeekDigest(digest=d, week=week, notice=tuple(notice), report_url=url)
+
+    def candidates_card(self, header: str, asked: str, candidates: Sequence[str]) -> Card:
+        """"``asked`` could mean:" and the candidate modules."""
+        lines = [tr(self.lang, "card.module.ambiguous", name=asked)]
+        lines += [f"• {self.modules.display(m, self.lang)} ({m})" for m in candidates]
+        return message_card(header, lines, lang=self.lang, role="module_candidates")
+
+    def unknown_module_card(self, header: str, asked: str) -> Card:
+        """"No module called ``asked``" and the list of module ids."""
+        lines = [tr(self.lang, "card.module.unknown", name=asked)] if asked else []
+        lines.append(tr(self.lang, "card.module.list", modules=tr(self.lang, "sep").join(self.modules.ids)))
+        return message_card(header, lines, lang=self.lang, role="module_unknown")
+
+
+@dataclass(frozen=True)
+class Intent(Generic[Q]):
+    """One thing the bot understands.
+
+    Attributes:
+        name: the query's ``intent`` value (``risks``).
+        query: the query model (its ``intent`` field is ``Literal[name]``).
+        patterns: regex sources per language (``{"en": (r"\\brisks?\\b",), "zh": ("风险",)}``),
+            searched in the cleaned text; :func:`compile_patterns` joins them.
+        parse: ``parse(input) -> query | None`` (None: not this intent).
+        answer: ``answer(query, context) -> Card``; may raise :class:`chatbot.errors.PrhubError`
+            when the digest source fails.
+        help: one help line per language (``""``: not listed in the help card).
+        help_rank: position in the help card (ascending).
+        takes_week: the intent reads a week; a message naming a week that does not exist is then
+            answered with help naming the bad week before this intent (and later ones) are tried.
+    """
+
+    name: str
+    query: type[Q]
+    patterns: Mapping[str, tuple[str, ...]]
+    parse: Callable[[ParseInput], QueryBase | None]
+    answer: Callable[[Q, AnswerContext], Card]
+    help: Mapping[str, str] = field(default_factory=dict)
+    help_rank: int = 100
+    takes_week: bool = False
+
+    def help_line(self, lang: str) -> str:
+        """The help line in ``lang`` (English when that language has none)."""
+        return self.help.get(lang) or self.help.get("en", "")

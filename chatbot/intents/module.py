@@ -1,0 +1,73 @@
+"""Intent ``module``: one module's PRs, churn and risks in a week (``what changed in spec-decode``)."""
+
+from __future__ import annotations
+
+import re
+from typing import Literal
+
+from chatbot.cards import Card, module_card
+from chatbot.i18n import tr
+from chatbot.intent import AnswerContext, Intent, ParseInput, QueryBase, WeekRef, module_target
+from chatbot.intents.summary import SummaryQuery
+
+
+class ModuleQuery(QueryBase):
+    """One module's PRs in a week. ``module`` is None when ``asked`` matched no module or several
+    (``candidates``, module ids in rules order)."""
+
+    intent: Literal["module"] = "module"
+    week: WeekRef = "current"
+    module: str | None = None
+    asked: str = ""
+    candidates: tuple[str, ...] = ()
+
+
+PATTERNS = {
+    "en": (r"(?:what|whats|what is|what has|what have) (?:changed|new|happened|happening|merged)(?: (?:in|with|for|to|on))?"
+           r"|(?:changes?|news|updates?|activity|prs?) (?:in|to|for|of|on)|(?:show|tell me about|about)|modules?",
+           r"\bmodules?|\bchanges?"),
+    "zh": ("模块", "模块|有什么变化|有哪些变化|有什么更新|有哪些更新|的变化|的更新|变化|动态|怎么样"),
+}
+"""A head (``what changed in``, ``模块``) and a tail (``changes``, ``有什么变化``) per language
+around the module name; without them, a text that is only a module name still asks for it."""
+_HEAD = re.compile(rf"^(?:{PATTERNS['en'][0]})\b ?|^(?:{PATTERNS['zh'][0]}) ?")
+_TAIL = re.compile(rf" ?(?:{PATTERNS['en'][1]}|{PATTERNS['zh'][1]})$")
+
+
+def parse(inp: ParseInput) -> QueryBase | None:
+    """A module name, optionally inside a head or tail; only a week (``this week``) is the summary."""
+    rest = inp.rest
+    name = rest
+    explicit = False
+    hm = _HEAD.search(name)
+    if hm:
+        explicit, name = True, name[hm.end():].strip()
+    tm = _TAIL.search(name)
+    if tm:
+        explicit, name = True, name[: tm.start()].strip()
+    if not name and rest != inp.text:  # only a week ("this week"): the week's summary
+        return SummaryQuery(lang=inp.lang, week=inp.week)
+    module, asked, candidates = module_target(name, inp.modules)
+    if module is not None or candidates or explicit:
+        return ModuleQuery(lang=inp.lang, week=inp.week, module=module, asked=asked, candidates=candidates)
+    return None
+
+
+def answer(q: ModuleQuery, ctx: AnswerContext) -> Card:
+    """The module's card; candidates or the module list when the name matched several or none."""
+    if q.module is None:
+        header = tr(ctx.lang, "card.help.header")
+        if q.candidates:
+            return ctx.candidates_card(header, q.asked, q.candidates)
+        return ctx.unknown_module_card(header, q.asked)
+    w = ctx.week_digest(q.week)
+    if isinstance(w, Card):
+        return w
+    return module_card(w.digest, q.module, ctx.modules.display(q.module, ctx.lang), report_url=w.report_url,
+                       limits=ctx.limits, notice=list(w.notice))
+
+
+INTENT = Intent(name="module", query=ModuleQuery, patterns=PATTERNS, parse=parse, answer=answer, takes_week=True,
+                help_rank=30,
+                help={"en": "what changed in spec-decode / attention this week: one module's PRs, churn and risks",
+                      "zh": "模块 投机解码 / 注意力后端 本周：单个模块的 PR、改动量和风险"})

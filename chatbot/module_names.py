@@ -1,0 +1,99 @@
+"""Module names as chat users type them: ids, English and Chinese display names, aliases.
+
+Matching (see :meth:`ModuleIndex.resolve`): by id, display name or alias (case, spaces, ``-``/``_``
+ignored), then by unique prefix, then by :class:`difflib.SequenceMatcher` ratio >= 0.8; a name
+that fits several modules gives the candidates instead of a guess.
+"""
+
+from __future__ import annotations
+
+import difflib
+import unicodedata
+from collections.abc import Collection
+from functools import lru_cache
+
+from chatbot.rules import Rules, shipped_rules
+
+
+def _name_key(text: str) -> str:
+    s = unicodedata.normalize("NFKC", text).casefold().replace("-", " ").replace("_", " ")
+    return " ".join(s.split())
+
+
+class ModuleIndex:
+    """Module ids, display names and aliases of one rules file, for matching names in chat.
+
+    Args:
+        rules: the repository's rules (its ``modules``).
+    """
+
+    def __init__(self, rules: Rules) -> None:
+        self.ids: tuple[str, ...] = tuple(m.id for m in rules.modules)
+        self.order = {m: i for i, m in enumerate(self.ids)}
+        self._display = {m.id: {"en": m.display("en"), "zh": m.display("zh")} for m in rules.modules}
+        names: list[tuple[str, str]] = []
+        for m in rules.modules:
+            for n in (m.id, m.name or "", m.zh or "", *m.aliases):
+                k = _name_key(n)
+                if k and (k, m.id) not in names:
+                    names.append((k, m.id))
+        self.names = tuple(names)
+        self._cache: dict[str, tuple[str | None, tuple[str, ...]]] = {}
+
+    def display(self, module: str, lang: str) -> str:
+        """The module's display name in ``lang`` (the id when unknown)."""
+        return self._display.get(module, {}).get(lang, module)
+
+    def _ordered(self, ids: Collection[str]) -> tuple[str, ...]:
+        return tuple(sorted(ids, key=lambda m: self.order.get(m, 0)))
+
+    def resolve(self, name: str) -> tuple[str | None, tuple[str, ...]]:
+        """Match a name typed in chat.
+
+        Returns:
+            ``(module_id, ())`` for one match; ``(None, candidates)`` when several modules fit
+            (ids in rules order, at most 6); ``(None, ())`` when none does.
+        """
+        key = _name_key(name)
+        if key in self._cache:
+            return self._cache[key]
+        result = self._resolve(key)
+        if len(self._cache) < 4096:
+            self._cache[key] = result
+        return result
+
+    def _resolve(self, key: str) -> tuple[str | None, tuple[str, ...]]:
+        if not key:
+            return None, ()
+        squeezed = key.replace(" ", "")
+        exact = {m for n, m in self.names if n == key or n.replace(" ", "") == squeezed}
+        if len(exact) == 1:
+            return next(iter(exact)), ()
+        if exact:
+            return None, self._ordered(exact)[:6]
+        if len(key) >= 2:
+            prefix = {m for n, m in self.names if n.startswith(key)}
+            if len(prefix) == 1:
+                return next(iter(prefix)), ()
+            if prefix:
+                return None, self._ordered(prefix)[:6]
+        best: dict[str, float] = {}
+        for n, m in self.names:
+            sm = difflib.SequenceMatcher(None, key, n)
+            if sm.real_quick_ratio() < 0.8 or sm.quick_ratio() < 0.8:
+                continue
+            r = sm.ratio()
+            if r >= 0.8 and r > best.get(m, 0.0):
+                best[m] = r
+        if not best:
+            return None, ()
+        ranked = sorted(best, key=lambda m: (-best[m], self.order.get(m, 0)))
+        if len(ranked) == 1 or best[ranked[0]] - best[ranked[1]] >= 0.05:
+            return ranked[0], ()
+        return None, tuple(ranked[:6])
+
+
+@lru_cache(maxsize=1)
+def default_module_index() -> ModuleIndex:
+    """The modules of the shipped vLLM rules (the default repository's)."""
+    return ModuleIndex(shipped_rules("vllm"))

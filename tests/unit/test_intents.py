@@ -1,0 +1,97 @@
+"""The chat-intent registry: one module and one registry line per intent; the help card is
+generated from it."""
+
+from __future__ import annotations
+
+import re
+from datetime import datetime, timezone
+from typing import Literal
+
+from chatbot.cards import Card, block_text, message_card
+from chatbot.intent import AnswerContext, Intent, ParseInput, QueryBase, compile_patterns
+from chatbot.intents import INTENTS
+from chatbot.queries import Responder, answer, parse, query_adapter
+
+NOW = datetime(2026, 5, 17, 12, tzinfo=timezone.utc)
+
+
+def lines_of(card: Card) -> list[str]:
+    return block_text(card.blocks[0]).split("\n")
+
+
+def test_registry_is_consistent():
+    names = [i.name for i in INTENTS]
+    assert len(names) == len(set(names))
+    for intent in INTENTS:
+        assert intent.query.model_fields["intent"].default == intent.name
+        assert intent.patterns and all(isinstance(p, str) for ps in intent.patterns.values() for p in ps)
+        compile_patterns(intent.patterns)
+    # week-taking intents come after every intent that takes none (the bad-week check sits between)
+    flags = [i.takes_week for i in INTENTS]
+    assert flags == sorted(flags)
+
+
+def test_help_card_is_generated_from_the_registry_in_rank_order():
+    en = lines_of(answer(parse("help"), digest_provider=None, now=NOW))  # type: ignore[arg-type]
+    assert en == [
+        "• risks [this week | last week | 2026-W19]: PRs carrying risk tags, with reasons",
+        "• PR #51655: one PR's title, author, labels, modules, importance and risks",
+        "• what changed in spec-decode / attention this week: one module's PRs, churn and risks",
+        "• top PRs: the week's key PRs",
+        "• contributors: the most active authors",
+        "• summary: the weekly digest card",
+        "• trends [12 weeks]: PR counts, top labels and importance week by week",
+        "• subscribe [channel] <module> / unsubscribe <module>: weekly updates for a module",
+        "• my subscriptions: what you follow",
+    ]
+    zh = lines_of(answer(parse("帮助"), digest_provider=None, now=NOW))  # type: ignore[arg-type]
+    assert zh[0] == "• 本周风险 / 上周风险 / 风险 2026-W19：带风险标签的 PR 及原因" and len(zh) == 9
+    bad = lines_of(answer(parse("risks 2026-W60"), digest_provider=None, now=NOW))  # type: ignore[arg-type]
+    assert "2026-W60" in bad[0] and len(bad) == 10
+
+
+# --- a new intent: the "module" below plus one registry entry ------------------------------------
+
+class PingQuery(QueryBase):
+    intent: Literal["ping"] = "ping"
+
+
+PING_PATTERNS = {"en": (r"\bping\b",), "zh": ("在吗",)}
+_PING = compile_patterns(PING_PATTERNS)
+
+
+def _parse_ping(inp: ParseInput) -> PingQuery | None:
+    return PingQuery(lang=inp.lang) if _PING.search(inp.text) else None
+
+
+def _answer_ping(q: PingQuery, ctx: AnswerContext) -> Card:
+    return message_card("pong", ["pong" if ctx.lang == "en" else "在"], lang=ctx.lang, role="ping")
+
+
+PING = Intent(name="ping", query=PingQuery, patterns=PING_PATTERNS, parse=_parse_ping, answer=_answer_ping,
+              help={"en": "ping: is the bot there", "zh": "在吗：机器人在不在"}, help_rank=95)
+
+
+def test_adding_an_intent_is_one_module_and_one_registry_entry():
+    registry = (*INTENTS, PING)  # the registry line
+    assert parse("ping").intent == "help"  # unknown without it
+    q = parse("<@U_BOT> PING!", intents=registry)
+    assert q == PingQuery()
+    assert query_adapter(registry).validate_python(q.model_dump()) == q
+    assert parse("在吗", intents=registry) == PingQuery(lang="zh")
+    card = answer(q, digest_provider=None, now=NOW, intents=registry)  # type: ignore[arg-type]
+    assert card.header == "pong"
+    help_lines = lines_of(answer(parse("help", intents=registry), digest_provider=None, now=NOW, intents=registry))  # type: ignore[arg-type]
+    assert help_lines[-1] == "• ping: is the bot there" and len(help_lines) == 10
+    responder = Responder(digest_provider=None, clock=lambda: NOW, repo="o/r", intents=registry)  # type: ignore[arg-type]
+    assert responder.reply("ping").header == "pong"
+    # earlier intents keep precedence: "risks ping" is still a risks question
+    assert parse("subscribe ping", intents=registry).intent == "subscribe"
+
+
+def test_patterns_are_searched_per_language():
+    from chatbot.intents import risks
+
+    rx = compile_patterns(risks.INTENT.patterns)
+    assert rx.search("any risky prs") and rx.search("本周风险") and not rx.search("brisket")
+    assert re.compile(risks.PATTERNS["zh"][0]).search("风险")
