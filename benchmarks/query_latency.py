@@ -24,6 +24,7 @@ sys.path.insert(0, str(ROOT))
 
 from adapters.export.ghjson import load_exports  # noqa: E402
 from adapters.slack.blocks import card_to_messages  # noqa: E402
+from adapters.slack.inbound import strip_markup  # noqa: E402
 from chatbot.queries import DigestCache, ModuleIndex, answer, parse  # noqa: E402
 from chatbot.rules import shipped_rules  # noqa: E402
 from chatbot.subscriptions import Requester  # noqa: E402
@@ -48,7 +49,7 @@ def main() -> None:
     book = MemoryBook()
 
     def run(text: str) -> None:
-        q = parse(text, bot_ids={"U_BOT"}, modules=index)
+        q = parse(strip_markup(text, bot_ids={"U_BOT"})[0], modules=index)
         card = answer(q, digest_provider=cache, now=now, modules=index, requester=who, subscriptions=book,
                       report_url=lambda w: f"https://prhub.example.com/reports/vllm-project/vllm/{w}")
         card_to_messages([card])
