@@ -399,11 +399,13 @@ def review_risks(pr: PullRequest, lang: str) -> dict[str, str]:
     a later commit changed the lines). ``assert-runtime-check``: an added ``assert`` in non-test source.
     """
     out: dict[str, str] = {}
-    open_threads = [t for t in pr.review_threads if not t.is_resolved and not t.is_outdated]
+    # Thread state unknown (threads export): not evidence of an open thread.
+    open_threads = [t for t in pr.review_threads if t.is_resolved is False and t.is_outdated is False]
     human_open = [t for t in open_threads if not t.author_is_bot]
     if human_open:
         out["review-open"] = tr(lang, "reason.review_open", n=len(human_open), path=human_open[0].path or "-")
-    if pr.reviews and not any(r.state == "APPROVED" and not r.is_bot for r in pr.reviews):
+    states_known = all(r.state is not None for r in pr.reviews)
+    if pr.reviews and states_known and not any(r.state == "APPROVED" and not r.is_bot for r in pr.reviews):
         out["no-human-approval"] = tr(lang, "reason.no_human_approval")
     for t in open_threads:
         if t.author_is_bot:

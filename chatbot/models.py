@@ -9,9 +9,9 @@ decimal, shares are fractions 0.0-1.0 rounded to three decimals.
 from __future__ import annotations
 
 from datetime import datetime, timezone
-from typing import Annotated
+from typing import Annotated, Any
 
-from pydantic import AfterValidator, AwareDatetime, BaseModel, ConfigDict, Field
+from pydantic import AfterValidator, AwareDatetime, BaseModel, ConfigDict, Field, field_validator
 
 def _utc_in_range(dt: datetime) -> datetime:
     utc = dt.astimezone(timezone.utc)
@@ -51,26 +51,53 @@ class FileChange(Frozen):
         return self.additions + self.deletions
 
 
+class Comment(Frozen):
+    """One comment of a PR conversation or of a review thread: its author, Markdown body and date.
+
+    ``created_at`` is UTC; excerpts in the threads export give only a date (midnight UTC).
+    """
+
+    author: str = ""
+    is_bot: bool = False
+    body: str = ""
+    created_at: datetime | None = None
+
+
 class Review(Frozen):
-    """A submitted review: ``state`` as GitHub names it (APPROVED, CHANGES_REQUESTED, COMMENTED, ...)."""
+    """A submitted review: ``state`` as GitHub names it (APPROVED, CHANGES_REQUESTED, COMMENTED, ...).
+
+    ``state`` is None when the source does not know it (the threads export keeps review bodies only).
+    """
 
     reviewer: str
     is_bot: bool = False
-    state: str
+    state: str | None = None
     submitted_at: datetime | None = None
     body: str = ""
 
 
 class ReviewThread(Frozen):
-    """A review thread on a path: resolved/outdated state at merge time and its first comment."""
+    """A review thread on a path (and ``line``, None when GitHub gives none): its comments in order.
+
+    ``is_resolved``/``is_outdated`` are the state at fetch time (GitHub source), None when the source
+    does not know it (the threads export). ``author``/``author_is_bot``/``first_comment``/``created_at``
+    describe the first comment.
+    """
 
     path: str | None = None
-    is_resolved: bool = False
-    is_outdated: bool = False
+    line: int | None = None
+    is_resolved: bool | None = None
+    is_outdated: bool | None = None
     author: str | None = None
     author_is_bot: bool = False
     first_comment: str = ""
     created_at: datetime | None = None
+    comments: tuple[Comment, ...] = ()
+
+    @property
+    def is_open(self) -> bool:
+        """True unless the thread is known to be resolved or outdated (unknown state counts as open)."""
+        return self.is_resolved is not True and self.is_outdated is not True
 
 
 class PullRequest(Frozen):
@@ -96,10 +123,22 @@ class PullRequest(Frozen):
     merge_commit: str | None = None
     reviews: tuple[Review, ...] = ()
     review_threads: tuple[ReviewThread, ...] = ()
-    comments: int = 0
+    comments: tuple[Comment, ...] = ()
+    """The PR conversation's comments (not review comments), oldest first."""
     closing_issues: tuple[int, ...] = ()
     added_asserts: tuple[str, ...] = ()
     """Paths of non-test source files whose patch adds an ``assert`` line (GitHub source only)."""
+
+    @field_validator("comments", mode="before")
+    @classmethod
+    def _count_only(cls, v: Any) -> Any:
+        # Rows stored before comments became a list kept only a count: no comment text to restore.
+        return () if isinstance(v, int) else v
+
+    @property
+    def comment_count(self) -> int:
+        """How many conversation comments the PR has (derived from ``comments``)."""
+        return len(self.comments)
 
 
 class ContributorCount(Frozen):

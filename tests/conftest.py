@@ -35,6 +35,14 @@ def week_prs(name: str) -> list[PullRequest]:
     return _CACHE[name]
 
 
+def thread_prs(name: str = "2026-W20") -> list[PullRequest]:
+    """PRs of the threads export of a real week (descriptions, comments, reviews, review threads)."""
+    key = f"threads/{name}"
+    if key not in _CACHE:
+        _CACHE[key] = load_exports([str(shared_file("vllm-threads", f"{name}.json"))]).prs
+    return _CACHE[key]
+
+
 @pytest.fixture(scope="session")
 def vllm_rules() -> Rules:
     return shipped_rules("vllm")

@@ -1,7 +1,9 @@
 """The gh-JSON file source: ``gh pr list --json ...`` exports (plus ``coAuthors``) into domain PRs.
 
 Input: a JSON array of records shaped like ``gh pr list --json number,title,author,mergedAt,url,
-body,labels,files,additions,deletions,changedFiles,mergeCommit`` (see ../shared/README.md). Required
+body,labels,files,additions,deletions,changedFiles,mergeCommit`` (see ../shared/README.md), optionally
+with the PR thread: ``comments``, ``reviews`` and ``reviewThreads`` as lists (the threads export of
+``../shared/data/vllm-threads/``; a ``comments`` count, as ``gh`` can give, is ignored). Required
 per record: ``number`` (integer > 0), ``title`` (string), ``mergedAt`` (RFC 3339 with zone). Every
 other field is optional; unknown fields are ignored. Files may be gzip-compressed (``.gz``) and
 ``-`` reads standard input.
@@ -26,7 +28,7 @@ from chatbot.models import PullRequest
 
 _MISSING = object()
 
-_RENAMED = {"merged_at": "mergedAt", "changed_files": "changedFiles", "co_authors": "coAuthors", "merge_commit": "mergeCommit"}
+_RENAMED = {"merged_at": "mergedAt", "review_threads": "reviewThreads", "changed_files": "changedFiles", "co_authors": "coAuthors", "merge_commit": "mergeCommit"}
 
 _MESSAGES = {
     "missing": "missing (required)",
@@ -122,6 +124,12 @@ def normalize_record(rec: Any) -> dict[str, Any]:
     co = rec.get("coAuthors")
     if co is not None:
         out["co_authors"] = co
+    for src, dst in (("comments", "comments"), ("reviews", "reviews"), ("reviewThreads", "review_threads")):
+        v = rec.get(src)
+        if isinstance(v, list):
+            out[dst] = [_THREAD_ITEMS[src](x) if isinstance(x, dict) else x for x in v]
+        elif v is not None and not (src == "comments" and type(v) is int):
+            out[dst] = v
     mc = rec.get("mergeCommit")
     if isinstance(mc, dict):
         if mc.get("oid") is not None:
@@ -129,6 +137,61 @@ def normalize_record(rec: Any) -> dict[str, Any]:
     elif mc is not None:
         out["merge_commit"] = mc
     return out
+
+
+def _login(node: Any) -> tuple[str, bool]:
+    """``(login, is_bot)`` of a thread actor ``{"login", "is_bot"}``; ("ghost", False) when absent."""
+    if not isinstance(node, dict):
+        return "ghost", False
+    login = node.get("login")
+    login = login if isinstance(login, str) and login else "ghost"
+    return login, node.get("is_bot") is True or login.endswith("[bot]")
+
+
+def _comment(c: dict[str, Any]) -> dict[str, Any]:
+    login, bot = _login(c.get("author"))
+    out: dict[str, Any] = {"author": login, "is_bot": bot, "body": c.get("body") or ""}
+    when = _when(c.get("createdAt"))
+    if when is not None:
+        out["created_at"] = when
+    return out
+
+
+def _when(v: Any) -> Any:
+    # Excerpts carry a date only ("2026-05-01"): read it as midnight UTC.
+    if isinstance(v, str) and len(v) == 10:
+        return f"{v}T00:00:00Z"
+    return v
+
+
+def _review(r: dict[str, Any]) -> dict[str, Any]:
+    login, bot = _login(r.get("author"))
+    out: dict[str, Any] = {"reviewer": login, "is_bot": bot, "body": r.get("body") or ""}
+    if isinstance(r.get("state"), str):
+        out["state"] = r["state"]
+    when = _when(r.get("submittedAt"))
+    if when is not None:
+        out["submitted_at"] = when
+    return out
+
+
+def _thread(t: dict[str, Any]) -> dict[str, Any]:
+    comments = [_comment(c) if isinstance(c, dict) else c for c in (t.get("comments") or [])]
+    out: dict[str, Any] = {"comments": comments}
+    for src, dst in (("path", "path"), ("line", "line"), ("isResolved", "is_resolved"), ("isOutdated", "is_outdated")):
+        if t.get(src) is not None:
+            out[dst] = t[src]
+    first = comments[0] if comments and isinstance(comments[0], dict) else None
+    if first is not None:
+        out["author"] = first["author"]
+        out["author_is_bot"] = first["is_bot"]
+        out["first_comment"] = first["body"]
+        if "created_at" in first:
+            out["created_at"] = first["created_at"]
+    return out
+
+
+_THREAD_ITEMS = {"comments": _comment, "reviews": _review, "reviewThreads": _thread}
 
 
 _PRS = TypeAdapter(list[PullRequest])

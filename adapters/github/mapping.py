@@ -16,7 +16,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from chatbot.models import Author, FileChange, PullRequest, Review, ReviewThread
+from chatbot.models import Author, Comment, FileChange, PullRequest, Review, ReviewThread
 
 _TRAILER_RE = re.compile(r"^\s*co-authored-by:\s*(?P<name>.+?)\s*(?:<[^>]*>)?\s*$", re.IGNORECASE | re.MULTILINE)
 _ASSERT_RE = re.compile(r"^\+(?!\+\+)\s*assert\b")
@@ -74,7 +74,7 @@ class GqlReview(_External):
 
 
 class GqlComment(_External):
-    """A ``PullRequestReviewComment`` (the first of a thread)."""
+    """A ``PullRequestReviewComment`` of a thread, or an ``IssueComment`` of the conversation."""
 
     body: str | None = None
     createdAt: datetime | None = None
@@ -88,11 +88,12 @@ class _Nodes(_External):
 
 
 class GqlThread(_External):
-    """A ``PullRequestReviewThread`` with its first comment."""
+    """A ``PullRequestReviewThread`` with its first comments."""
 
     isResolved: bool = False
     isOutdated: bool = False
     path: str | None = None
+    line: int | None = None
     comments: _Nodes | None = None
 
 
@@ -106,12 +107,6 @@ class GqlIssueRef(_External):
     """An ``Issue`` a PR closes."""
 
     number: int
-
-
-class GqlCount(_External):
-    """A connection read for its ``totalCount`` only."""
-
-    totalCount: int = 0
 
 
 class GqlCommit(_External):
@@ -134,7 +129,7 @@ class GqlPullRequest(_External):
     changedFiles: int = 0
     author: GqlActor | None = None
     mergeCommit: GqlCommit | None = None
-    comments: GqlCount | None = None
+    comments: _Nodes | None = None
     labels: _Nodes | None = None
     files: _Nodes | None = None
     reviews: _Nodes | None = None
@@ -183,6 +178,17 @@ def _actor(node: Any) -> GqlActor | None:
     return GqlActor.model_validate(node) if isinstance(node, Mapping) else None
 
 
+def _comments(nodes: Iterable[Any]) -> tuple[Comment, ...]:
+    out = []
+    for n in nodes:
+        if not n:
+            continue
+        c = GqlComment.model_validate(n)
+        out.append(Comment(author=c.author.domain_login if c.author else "ghost", is_bot=c.author.is_bot if c.author else False,
+                           body=c.body or "", created_at=c.createdAt))
+    return tuple(out)
+
+
 def to_pull_request(node: Mapping[str, Any], *, patch_files: Iterable[Mapping[str, Any]] | None = None) -> PullRequest:
     """Map one GraphQL ``PullRequest`` node (follow-up pages merged in) to the domain model.
 
@@ -218,16 +224,18 @@ def to_pull_request(node: Mapping[str, Any], *, patch_files: Iterable[Mapping[st
         if not n:
             continue
         t = GqlThread.model_validate(n)
-        first = GqlComment.model_validate(t.comments.nodes[0]) if t.comments and t.comments.nodes else None
-        who = first.author if first else None
+        comments = _comments(t.comments.nodes if t.comments else ())
+        first = comments[0] if comments else None
         threads.append(ReviewThread(
             path=t.path,
+            line=t.line,
             is_resolved=t.isResolved,
             is_outdated=t.isOutdated,
-            author=who.domain_login if who else None,
-            author_is_bot=who.is_bot if who else False,
-            first_comment=(first.body or "") if first else "",
-            created_at=first.createdAt if first else None,
+            author=first.author if first else None,
+            author_is_bot=first.is_bot if first else False,
+            first_comment=first.body if first else "",
+            created_at=first.created_at if first else None,
+            comments=comments,
         ))
     author = pr.author
     return PullRequest(
@@ -246,7 +254,7 @@ def to_pull_request(node: Mapping[str, Any], *, patch_files: Iterable[Mapping[st
         merge_commit=pr.mergeCommit.oid if pr.mergeCommit else None,
         reviews=tuple(reviews),
         review_threads=tuple(threads),
-        comments=pr.comments.totalCount if pr.comments else 0,
+        comments=_comments(pr.comments.nodes if pr.comments else ()),
         closing_issues=tuple(GqlIssueRef.model_validate(n).number
                              for n in (pr.closingIssuesReferences.nodes if pr.closingIssuesReferences else ()) if n),
         added_asserts=added_asserts(patch_files) if patch_files is not None else (),

@@ -1,7 +1,7 @@
 """GraphQL documents the GitHub source sends to ``POST /graphql`` (validated against GitHub's schema in tests).
 
 One search page carries, per PR, everything the digest and the review-risk rules need: labels,
-changed files with line counts, reviews, review threads (first comment), the comment count, closing
+changed files with line counts, reviews, review threads (path, line and their first comments), the first conversation comments, closing
 issue references and the merge commit message (for ``Co-authored-by`` trailers). Connections longer
 than their first page are continued with :func:`followup_query`, batching many PRs per request.
 """
@@ -11,6 +11,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 PAGE_INFO = "pageInfo { hasNextPage endCursor }"
+THREAD_COMMENTS = 10
+"""Comments read per review thread (the first ones: the finding and its first replies); not paginated."""
+PR_COMMENTS = 30
+"""Conversation comments read per PR (the oldest ones); not paginated, so the request count stays
+``ceil(N/25)`` plus follow-ups of the paginated connections."""
 ACTOR = "author { __typename login }"
 
 
@@ -29,7 +34,7 @@ CONNECTIONS: tuple[Connection, ...] = (
     Connection("files", 100, 100, "path additions deletions"),
     Connection("reviews", 50, 100, f"state submittedAt body {ACTOR}"),
     Connection("reviewThreads", 50, 100,
-               f"isResolved isOutdated path comments(first: 1) {{ nodes {{ body createdAt {ACTOR} }} }}"),
+               f"isResolved isOutdated path line comments(first: {THREAD_COMMENTS}) {{ nodes {{ body createdAt {ACTOR} }} }}"),
     Connection("closingIssuesReferences", 10, 100, "number"),
 )
 """Every paginated field of a PR the source reads, in query order."""
@@ -47,7 +52,7 @@ PULL_FIELDS = " ".join(
         "number title body url mergedAt additions deletions changedFiles",
         "author { __typename login ... on User { name } }",
         "mergeCommit { oid message }",
-        "comments { totalCount }",
+        f"comments(first: {PR_COMMENTS}) {{ nodes {{ body createdAt {ACTOR} }} }}",
         *(_connection(c, c.first) for c in CONNECTIONS),
     ]
 )

@@ -82,3 +82,39 @@ def test_broken_gzip(tmp_path):
     f.write_bytes(b"\x1f\x8bnot really")
     with pytest.raises(InputError, match="not a valid gzip file"):
         load_exports([str(f)])
+
+
+def test_threads_export_reads_descriptions_comments_reviews_and_threads():
+    from tests.conftest import thread_prs
+
+    prs = {p.number: p for p in thread_prs()}
+    assert len(prs) == 217
+    assert sum(1 for p in prs.values() if p.body.strip()) == 165
+    # 156 review items: conversation comments + review bodies + review threads.
+    assert sum(len(p.comments) + len(p.reviews) + len(p.review_threads) for p in prs.values()) == 156
+    t = prs[42052].review_threads[0]
+    assert (t.path, t.line, t.author, t.author_is_bot) == (
+        "vllm/entrypoints/openai/chat_completion/serv", None, "gemini-code-assist[bot]", True)
+    assert t.is_resolved is None and t.is_outdated is None and t.is_open  # state unknown in excerpts
+    assert t.created_at.isoformat() == "2026-05-08T00:00:00+00:00"
+    assert all(r.state is None for p in prs.values() for r in p.reviews)
+
+
+def test_thread_fields_are_validated_with_their_names():
+    bad = {**GOOD, "reviewThreads": [{"path": "a.py", "line": "ten", "comments": []}]}
+    with pytest.raises(InputError, match=r"reviewThreads\.0\.line: not an integer"):
+        parse_records([bad], "w.json")
+    assert parse_records([{**GOOD, "comments": 4}], "w.json").prs[0].comments == ()  # gh's count form
+
+
+def test_a_thread_record_round_trips_through_the_model():
+    rec = {**GOOD, "comments": [{"author": {"login": "a", "is_bot": False}, "body": "hi", "createdAt": "2026-05-01"}],
+           "reviews": [{"author": {"login": "r"}, "body": "LGTM", "submittedAt": "2026-05-02", "state": "APPROVED"}],
+           "reviewThreads": [{"path": "x.py", "line": 3, "comments": [
+               {"author": {"login": "gemini-code-assist[bot]", "is_bot": True}, "body": "![high](u) bad"},
+               {"author": {"login": "b"}, "body": "fixed"}]}]}
+    pr = parse_records([rec], "w.json").prs[0]
+    assert pr.comment_count == 1 and pr.comments[0].author == "a"
+    assert (pr.reviews[0].reviewer, pr.reviews[0].state) == ("r", "APPROVED")
+    th = pr.review_threads[0]
+    assert (th.line, th.first_comment, [c.author for c in th.comments]) == (3, "![high](u) bad", ["gemini-code-assist[bot]", "b"])

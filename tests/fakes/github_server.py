@@ -276,13 +276,14 @@ def pr_node(rec: dict[str, Any]) -> dict[str, Any]:
         "author": _actor(author.get("login"), author.get("name")),
         "mergeCommit": {"oid": (rec.get("mergeCommit") or {}).get("oid") or f"{rec['number']:040x}", "message": _commit_message(rec)}
         if rec.get("mergedAt") else None,
-        "comments": _connection([{"body": ""}] * int(rec.get("commentCount", 0))),
+        "comments": _connection([{"body": f"comment {k + 1}", "createdAt": rec.get("mergedAt"), "author": _actor("carol")}
+                                 for k in range(int(rec.get("commentCount", 0)))]),
         "labels": _connection([{"name": lb["name"] if isinstance(lb, dict) else lb} for lb in rec.get("labels") or []]),
         "files": _connection(rec.get("files") or [], cap=FILE_LIST_CAP),
         "reviews": _connection([{"state": r["state"], "body": r.get("body", ""), "submittedAt": r.get("submittedAt"),
                                  "author": _actor(r.get("author"))} for r in rec.get("reviews") or []]),
         "reviewThreads": _connection([
-            {"path": t.get("path"), "isResolved": t.get("isResolved", False), "isOutdated": t.get("isOutdated", False),
+            {"path": t.get("path"), "line": t.get("line"), "isResolved": t.get("isResolved", False), "isOutdated": t.get("isOutdated", False),
              "comments": _connection([{"body": c.get("body", ""), "createdAt": c.get("createdAt"),
                                        "author": _actor(c.get("author"))} for c in t.get("comments") or []])}
             for t in rec.get("threads") or []]),

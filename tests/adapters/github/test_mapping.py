@@ -20,7 +20,8 @@ def node(**kw):
         "author": {"__typename": "User", "login": "alice", "name": "Alice"},
         "mergeCommit": {"oid": "abc", "message": "Fix x (#7)\n\nCo-authored-by: Claude <noreply@anthropic.com>\n"
                                                   "Co-authored-by: mergify[bot] <x@y>\nCo-authored-by: Claude <n@a>"},
-        "comments": {"totalCount": 4},
+        "comments": {"nodes": [{"body": "Thanks!", "createdAt": "2026-05-12T04:00:00Z",
+                                "author": {"__typename": "User", "login": "bob"}}]},
         "labels": {"pageInfo": {"hasNextPage": False}, "nodes": [{"name": "bug"}]},
         "files": {"nodes": [{"path": "vllm/a.py", "additions": 10, "deletions": 3}, {"path": "tests/test_a.py", "additions": 2, "deletions": 0}]},
         "reviews": {"nodes": [
@@ -28,9 +29,11 @@ def node(**kw):
             {"state": "APPROVED", "submittedAt": "2026-05-12T02:00:00Z", "body": "", "author": None},
         ]},
         "reviewThreads": {"nodes": [
-            {"isResolved": False, "isOutdated": False, "path": "vllm/a.py",
+            {"isResolved": False, "isOutdated": False, "path": "vllm/a.py", "line": 41,
              "comments": {"nodes": [{"body": "![critical] race", "createdAt": "2026-05-12T01:00:00Z",
-                                     "author": {"__typename": "Bot", "login": "gemini-code-assist"}}]}},
+                                     "author": {"__typename": "Bot", "login": "gemini-code-assist"}},
+                                    {"body": "fixed", "createdAt": "2026-05-12T02:00:00Z",
+                                     "author": {"__typename": "User", "login": "alice"}}]}},
             {"isResolved": False, "isOutdated": True, "path": "vllm/a.py", "comments": {"nodes": []}},
         ]},
         "closingIssuesReferences": {"nodes": [{"number": 5}, {"number": 6}]},
@@ -47,13 +50,17 @@ def test_full_node_maps_every_field():
     assert pr.labels == ("bug",)
     assert [(f.path, f.additions, f.deletions) for f in pr.files] == [("vllm/a.py", 10, 3), ("tests/test_a.py", 2, 0)]
     assert (pr.additions, pr.deletions, pr.changed_files) == (12, 3, 2)
-    assert pr.comments == 4 and pr.closing_issues == (5, 6) and pr.merge_commit == "abc"
+    assert [(c.author, c.body) for c in pr.comments] == [("bob", "Thanks!")] and pr.comment_count == 1
+    assert pr.closing_issues == (5, 6) and pr.merge_commit == "abc"
     assert pr.co_authors == ("Claude", "mergify[bot]")
     bot, ghost = pr.reviews
     assert (bot.reviewer, bot.is_bot, bot.state) == ("gemini-code-assist[bot]", True, "COMMENTED")
     assert (ghost.reviewer, ghost.is_bot, ghost.state) == ("ghost", False, "APPROVED")
     t0, t1 = pr.review_threads
     assert (t0.path, t0.is_resolved, t0.is_outdated, t0.author, t0.author_is_bot) == ("vllm/a.py", False, False, "gemini-code-assist[bot]", True)
+    assert t0.line == 41 and t1.line is None
+    assert [(c.author, c.is_bot, c.body) for c in t0.comments] == [
+        ("gemini-code-assist[bot]", True, "![critical] race"), ("alice", False, "fixed")]
     assert t0.first_comment == "![critical] race" and t1.is_outdated and t1.author is None and t1.first_comment == ""
     assert pr.added_asserts == ()
 
@@ -66,7 +73,7 @@ def test_review_data_lights_review_risks():
 
 def test_minimal_node_and_bad_nodes():
     pr = to_pull_request({"number": 1, "title": "t", "mergedAt": "2026-05-12T00:00:00Z"})
-    assert pr.files == () and pr.author is None and pr.comments == 0
+    assert pr.files == () and pr.author is None and pr.comments == () and pr.comment_count == 0
     with pytest.raises(ValueError):
         to_pull_request({"number": 1, "title": "t", "mergedAt": None})
     with pytest.raises(ValidationError):

@@ -48,7 +48,7 @@ def test_example_week_merged_only_half_open_window(fake, make_source):
 def test_review_data_reaches_the_domain_model(fake, make_source):
     prs = {p.number: p for p in make_source().merged_between(EXAMPLE_REPO, *W20).prs}
     pr = prs[2004]
-    assert pr.labels == ("bug", "ready") and pr.comments == 3 and pr.closing_issues == (1999,)
+    assert pr.labels == ("bug", "ready") and pr.comment_count == 3 and pr.comments[0].body == "comment 1" and pr.closing_issues == (1999,)
     assert [(r.reviewer, r.is_bot, r.state) for r in pr.reviews] == [
         ("gemini-code-assist[bot]", True, "COMMENTED"), ("alice", False, "CHANGES_REQUESTED")]
     assert [(t.is_resolved, t.author_is_bot) for t in pr.review_threads] == [(False, False), (False, True), (True, False)]

@@ -10,7 +10,7 @@ from sqlalchemy import event
 
 from adapters.storage import SqlStore, StoreError
 from chatbot.errors import InputError
-from chatbot.models import Author, FileChange, PullRequest, Review, ReviewThread
+from chatbot.models import Author, Comment, FileChange, PullRequest, Review, ReviewThread
 from chatbot.ports import PullRequestStore, WeekFetch
 from chatbot.weeks import IsoWeek
 from tests.conftest import week_prs
@@ -48,8 +48,9 @@ def full_pr(number: int = 7, **changes) -> PullRequest:
         review_threads=(ReviewThread(path="vllm/core/a.py", is_resolved=False, is_outdated=True, author="dave",
                                      author_is_bot=False, first_comment="why?",
                                      created_at=datetime(2026, 5, 11, 23, 59, 59, tzinfo=UTC)),
-                        ReviewThread()),
-        comments=3,
+                        ReviewThread(path="vllm/core/b.py", line=7,
+                                     comments=(Comment(author="gemini-code-assist[bot]", is_bot=True, body="![high] x"),))),
+        comments=(Comment(author="erin", body="ping", created_at=datetime(2026, 5, 12, 1, 0, tzinfo=UTC)),),
         closing_issues=(101, 202),
         added_asserts=("vllm/core/a.py",),
     )
