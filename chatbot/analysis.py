@@ -98,8 +98,8 @@ class PathClassifier:
             nm, nl = r.n_modules, r.n_label_paths
             classes = {i - nm - nl for i in hits if i >= nm + nl}
             facts = PathFacts(
-                modules=tuple(r.modules[i][0] for i in hits if i < nm),
-                labels=tuple(r.label_paths[i - nm][0] for i in hits if nm <= i < nm + nl),
+                modules=tuple(r.module_ids[i] for i in hits if i < nm),
+                labels=tuple(r.label_path_names[i - nm] for i in hits if nm <= i < nm + nl),
                 core=0 in classes,
                 source=1 in classes,
                 test=2 in classes,

@@ -18,13 +18,13 @@ Everything here is pure: same digest and limits, same cards.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Iterable, Sequence
 from datetime import timedelta
 from typing import Annotated, Literal, Union
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from chatbot.render.escape import safe_url
 from chatbot.history import Trends, signed
 from chatbot.i18n import lines_text, tr
 from chatbot.models import AnalyzedPR, Digest
@@ -143,11 +143,6 @@ class Context(_Frozen):
     runs: Line
 
 
-class Divider(_Frozen):
-    """A horizontal rule."""
-
-    kind: Literal["divider"] = "divider"
-
 
 class Button(_Frozen):
     """A button: trusted ``label``; opens ``url`` when set (and safe), else sends ``action``/``value``."""
@@ -178,7 +173,7 @@ class Image(_Frozen):
     alt: str = ""
 
 
-Block = Annotated[Union[Section, Fields, PRList, Context, Divider, Actions, Image], Field(discriminator="kind")]
+Block = Annotated[Union[Section, Fields, PRList, Context, Actions, Image], Field(discriminator="kind")]
 """One block of a card."""
 
 
@@ -226,15 +221,6 @@ DEFAULT_LIMITS = CardLimits()
 # --------------------------------------------------------------------------------------------
 # Helpers
 # --------------------------------------------------------------------------------------------
-
-_SAFE_URL = re.compile(r"^https?://[^\s<>|\"'\\`]+$")
-
-
-def safe_url(url: str) -> str:
-    """``url`` if it is an ``http(s)`` URL with no whitespace, ``<``, ``>``, ``|``, quotes or
-    backslashes (so it cannot break out of a Slack ``<url|label>`` or a Markdown link); else ``""``."""
-    return url if _SAFE_URL.match(url) else ""
-
 
 def clip(text: str, limit: int) -> str:
     """``text`` with whitespace collapsed, cut to ``limit`` characters (the last one "…")."""

@@ -293,8 +293,7 @@ class CompiledRules:
         self.rules = rules
         self.memo: dict[str, Any] = {}
         """Memo tables of pure functions of these rules (e.g. path -> facts), owned by their users."""
-        self.label_paths = [(r.name, PathMatcher(r.paths, r.exclude)) for r in rules.labels if r.paths]
-        self.label_titles = [(r.name, RegexSet(r.titles)) for r in rules.labels if r.titles]
+        self.label_path_names = tuple(r.name for r in rules.labels if r.paths)
         title_rules = [(r.name, t) for r in rules.labels for t in r.titles]
         self.title_label_names = tuple(name for name, _ in title_rules)
         self.title_patterns = RegexSet(tuple(t for _, t in title_rules)) if title_rules else None
@@ -308,15 +307,12 @@ class CompiledRules:
                 labels = self.prefix_to_label.setdefault(key, [])
                 if label not in labels:
                     labels.append(label)
-        self.modules = [(m.id, PathMatcher(m.paths, m.exclude)) for m in rules.modules]
+        self.module_ids = tuple(m.id for m in rules.modules)
         self.module_order = {m.id: i for i, m in enumerate(rules.modules)}
         self.module_order[OTHER_MODULE] = len(rules.modules)
+        # single matchers for the paths a risk observation groups by (see chatbot.digest)
         self.core = PathMatcher(rules.core_paths)
-        self.source = PathMatcher(rules.source_paths)
-        self.test = PathMatcher(rules.test_paths)
         self.dependency = PathMatcher(rules.dependency_paths)
-        self.docs = PathMatcher(rules.docs_paths)
-        self.ci = PathMatcher(rules.ci_paths)
         self.security = PathMatcher(rules.security_paths)
         # One regex over every path rule: modules, label paths, then the seven path classes.
         self.path_classes = ("core", "source", "test", "dependency", "docs", "ci", "security")
@@ -325,7 +321,7 @@ class CompiledRules:
         sets += [(getattr(rules, f"{c}_paths"), ()) for c in self.path_classes]
         self.all_paths = MultiPathMatcher(sets)
         self.n_modules = len(rules.modules)
-        self.n_label_paths = len(self.label_paths)
+        self.n_label_paths = len(self.label_path_names)
         self.security_keywords = _any_regex(rules.security_keywords, re.IGNORECASE)
         self.ai_coauthor = _any_regex(rules.ai_coauthor_patterns, re.IGNORECASE)
         self.bot_coauthor = _any_regex(rules.bot_coauthor_patterns, re.IGNORECASE)

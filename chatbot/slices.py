@@ -22,9 +22,9 @@ from chatbot.cards import (
     Untrusted,
     clip,
     report_button,
-    safe_url,
     window_context,
 )
+from chatbot.render.escape import safe_url
 from chatbot.i18n import tr
 from chatbot.models import AnalyzedPR, Digest
 from chatbot.subscriptions import normalise

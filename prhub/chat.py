@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import json
 import os
-import re
 
 from adapters.feishu.cards import cards_to_feishu
 from adapters.slack.blocks import card_to_messages
@@ -16,11 +15,11 @@ from chatbot.digest import repo_from_urls
 from chatbot.errors import InputError
 from chatbot.models import Digest
 from chatbot.queries import DigestCache, ModuleIndex, answer, parse
+from chatbot.render.escape import safe_url
 from chatbot.render.text import card_to_text
 from chatbot.weeks import IsoWeek, load_zone
 from prhub import bootstrap
 
-_URL = re.compile(r"^https?://[^\s<>|\"'\\`]+$")
 
 
 def public_url() -> str | None:
@@ -41,7 +40,7 @@ def check_public_url(value: str | None) -> str | None:
     base = (value or "").strip()
     if not base:
         return None
-    if not _URL.match(base):
+    if not safe_url(base):
         raise InputError(f"PRHUB_PUBLIC_URL {base!r}: not an http(s) URL such as https://prhub.example.com")
     return base.rstrip("/")
 

@@ -8,7 +8,6 @@ History needs PRs of earlier weeks. They come from a *lookup*: anything with
 
 from __future__ import annotations
 
-import os
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Iterable, Sequence
@@ -361,18 +360,6 @@ class StoreReports:
     def archive(self, repo: str, lang: str) -> bytes:
         """The archive page of ``repo`` (weeks newest first)."""
         return render_archive_html(repo, self.weeks(repo), lang=lang).encode("utf-8")
-
-
-def web_app(db: str | None, *, tz: str = "UTC", lang: str = "en", rules_file: str | None = None) -> Any:
-    """The report pages' WSGI app (Flask) over the PR store at ``db``; ``prhub serve`` mounts it.
-
-    Raises:
-        adapters.storage.StoreError: the store cannot be opened.
-    """
-    from adapters.web import create_app
-    from prhub import bootstrap
-
-    return create_app(StoreReports(bootstrap.open_store(db), tz=tz, rules_file=rules_file), default_lang=lang)
 
 
 def create_reports_app(store: Any, *, default_lang: str = "en", tz: str = "UTC",

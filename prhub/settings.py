@@ -36,11 +36,11 @@ from pydantic import Field, SecretStr, ValidationError, field_validator
 from pydantic_settings import BaseSettings, NoDecode, PydanticBaseSettingsSource, SettingsConfigDict, YamlConfigSettingsSource
 
 from chatbot.errors import InputError
+from chatbot.render.escape import safe_url
 from chatbot.weeks import load_zone
 from prhub.chat import check_public_url
 
 _REPO = re.compile(r"^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$")
-_HTTP = re.compile(r"^https?://[^\s<>|\"'\\`]+$")
 
 SECRET_FIELDS = frozenset({"slack_bot_token", "slack_signing_secret", "slack_app_token", "feishu_app_secret",
                            "feishu_verification_token", "feishu_encrypt_key"})
@@ -97,7 +97,7 @@ class Settings(BaseSettings):
     @classmethod
     def _api_url(cls, v: str) -> str:
         v = v.strip()
-        if not _HTTP.match(v):
+        if not safe_url(v):
             raise ValueError("not an http(s) URL")
         return v
 

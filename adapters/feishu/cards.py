@@ -25,7 +25,6 @@ from chatbot.cards import (
     Block,
     Card,
     Context,
-    Divider,
     Fields,
     Image,
     Link,
@@ -167,8 +166,6 @@ def _element(block: Block) -> list[dict[str, Any]]:
     if isinstance(block, Context):
         text = render_runs(block.runs)
         return _markdown([text], "notation") if text.strip() else []
-    if isinstance(block, Divider):
-        return [{"tag": "hr"}]
     if isinstance(block, Actions):
         out: list[dict[str, Any]] = []
         for b in block.buttons:

@@ -5,7 +5,7 @@ first, then ``<`` -> ``&lt;`` and ``>`` -> ``&gt;``, nothing else. So no mention
 (``<!channel>``) or link can be created by a title, while ``*`` or ``_`` may still render as
 formatting. The bot's own syntax (``<url|label>`` links, ``*bold*`` headings) is added around the
 escaped text and stays intact; a URL is used byte for byte, and only if
-:func:`chatbot.cards.safe_url` accepts it.
+:func:`chatbot.render.escape.safe_url` accepts it.
 
 Limits, with margin (``docs/platform-limits.md``): at most 50 blocks per message, section text
 1-3,000 chars, header 150 chars (cut with "…"), at most 10 fields of 2,000 chars, 12,000 chars of
@@ -25,7 +25,6 @@ from chatbot.cards import (
     Block,
     Card,
     Context,
-    Divider,
     Fields,
     Image,
     Link,
@@ -153,8 +152,6 @@ def _block(block: Block, n: int) -> list[dict[str, Any]]:
     if isinstance(block, Context):
         text = _cut(render_runs(block.runs), MAX_CONTEXT)
         return [{"type": "context", "block_id": f"context-{n}", "elements": [{"type": "mrkdwn", "text": text or " "}]}] if text else []
-    if isinstance(block, Divider):
-        return [{"type": "divider", "block_id": f"divider-{n}"}]
     if isinstance(block, Actions):
         elements: list[dict[str, Any]] = []
         for i, b in enumerate(block.buttons[:25]):

@@ -36,9 +36,17 @@ def md_code(text: str) -> str:
     return f"{fence}{pad}{s}{pad}{fence}"
 
 
-def md_url(url: str) -> str:
-    """A URL safe inside ``[text](url)``: only http(s) URLs pass; spaces and parentheses are encoded."""
+_SAFE_URL = re.compile(r"^https?://[^\s<>|\"'\\`]+$")
+
+
+def safe_url(url: str) -> str:
+    """``url`` (trimmed) if it is an ``http(s)`` URL with no whitespace, ``<``, ``>``, ``|``, quotes,
+    backticks or backslashes, else ``""``. The one URL rule of every output: such a URL cannot break
+    out of a Slack ``<url|label>``, a Markdown link, an HTML attribute or a Feishu card."""
     u = url.strip()
-    if not re.match(r"^https?://[^\s<>]+$", u):
-        return ""
-    return u.replace("(", "%28").replace(")", "%29")
+    return u if _SAFE_URL.match(u) else ""
+
+
+def md_url(url: str) -> str:
+    """A URL safe inside ``[text](url)``: :func:`safe_url`, with parentheses encoded."""
+    return safe_url(url).replace("(", "%28").replace(")", "%29")

@@ -26,14 +26,13 @@ from markupsafe import Markup, escape
 from chatbot.history import Trends, WeekHistory, signed
 from chatbot.i18n import lines_text, tr
 from chatbot.models import AnalyzedPR, Digest
-from chatbot.render.escape import one_line
+from chatbot.render.escape import one_line, safe_url
 
 SECTION_IDS = ("summary", "highlights", "trends", "risks", "key-prs", "recommendations")
 """Anchor ids of the digest page's sections, in page order (``#key-prs`` holds the sortable table)."""
 
 _SECTION_KEYS = dict(zip(SECTION_IDS, ("h.summary", "h.highlights", "h.trends", "h.risks", "h.key_prs",
                                        "h.recommendations")))
-_SAFE_URL = re.compile(r"^https?://[^\s<>\"'`]+$")
 _PR_REF = re.compile(r"(?<![&\w])#(\d+)\b")
 
 
@@ -59,14 +58,8 @@ class PageLink:
     href: str
 
 
-def safe_url(url: str) -> str:
-    """``url`` when it is an absolute http(s) URL without spaces or quotes, else ``""``."""
-    u = url.strip()
-    return u if _SAFE_URL.match(u) else ""
-
-
 def _safe_href(href: str) -> str:
-    if _SAFE_URL.match(href):
+    if safe_url(href):
         return href
     return href if re.match(r"^[A-Za-z0-9_./#?=&%-]+$", href) and ":" not in href else ""
 

@@ -6,13 +6,12 @@ as ``label <url>`` so they stay usable in a terminal.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 
 from chatbot.cards import (
     Actions,
     Card,
     Context,
-    Divider,
     Fields,
     Image,
     Link,
@@ -23,8 +22,8 @@ from chatbot.cards import (
     Section,
     Text,
     Untrusted,
-    safe_url,
 )
+from chatbot.render.escape import safe_url
 
 
 def _one_line(text: str) -> str:
@@ -81,16 +80,9 @@ def card_to_text(card: Card) -> str:
                 lines.append(f"  {block.more_text}" + (f" <{url}>" if url else ""))
         elif isinstance(block, Context):
             lines += ["", runs_to_text(block.runs)]
-        elif isinstance(block, Divider):
-            lines += ["", "-" * 40]
         elif isinstance(block, Actions):
             lines.append("")
             lines += [f"[{b.label}]" + (f" {safe_url(b.url)}" if safe_url(b.url) else "") for b in block.buttons]
         elif isinstance(block, Image):
             lines += ["", f"[{block.alt or 'image'}]"]
     return "\n".join(lines) + "\n"
-
-
-def cards_to_text(cards: Sequence[Card]) -> str:
-    """Several cards as plain text, separated by a blank line."""
-    return "\n".join(card_to_text(c) for c in cards)

@@ -25,7 +25,6 @@ from chatbot.weeks import IsoWeek, load_zone
 VLLM = shipped_rules("vllm")
 WEEK = IsoWeek.parse("2026-W20")
 START = datetime(2026, 5, 11, tzinfo=timezone.utc)
-END = datetime(2026, 5, 18, tzinfo=timezone.utc)
 
 
 def pr(number, title="Change", files=(), at=START + timedelta(days=1), body=""):

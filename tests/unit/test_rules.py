@@ -56,7 +56,9 @@ def test_missing_file(tmp_path):
 
 def test_inline_flags_in_title_patterns_work():
     r = parse_rules("labels: [{name: rocm, titles: ['(?i)\\brocm\\b', 'AMD']}]", "x")
-    assert r.compiled.label_titles[0][1].search("[ROCm] fix") is not None
+    assert r.compiled.title_patterns is not None
+    assert r.compiled.title_patterns.matching("[ROCm] fix") == (0,)
+    assert r.compiled.title_patterns.matching("[AMD] fix") == (1,)
 
 
 def test_schema_is_published_and_forbids_extra_keys():
