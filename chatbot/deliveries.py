@@ -19,6 +19,10 @@ SENDING = "sending"
 SENT = "sent"
 FAILED = "failed"
 
+RELEASED = "released"
+"""The ``owner`` of a ``sending`` row handed back by its process (SIGTERM during a wait): any
+process may reconcile and take it over at once."""
+
 
 @dataclass(frozen=True, order=True)
 class DeliveryKey:
@@ -63,13 +67,16 @@ class DeliveryRecord:
     reason: str | None
     created_at: datetime
     updated_at: datetime
+    owner: str | None = None
+    """Who holds a ``sending`` row: ``host:pid:start`` of the process (see
+    :mod:`scheduler.owner`), :data:`RELEASED` when handed back, None when unknown (older rows)."""
 
 
 class DeliveryLog(Protocol):
     """Port: the persistent delivery log (``SqlStore`` implements it on the ``deliveries`` table)."""
 
-    def claim_delivery(self, key: DeliveryKey, now: datetime) -> tuple[bool, DeliveryRecord]:
-        """Insert ``key`` as ``sending`` unless a row exists (insert-on-conflict-do-nothing).
+    def claim_delivery(self, key: DeliveryKey, now: datetime, owner: str | None = None) -> tuple[bool, DeliveryRecord]:
+        """Insert ``key`` as ``sending`` held by ``owner`` unless a row exists (insert-on-conflict-do-nothing).
 
         Returns:
             ``(True, new row)`` when this call inserted it (the caller owns the send), else
@@ -80,9 +87,24 @@ class DeliveryLog(Protocol):
         """
         ...
 
-    def take_over_delivery(self, key: DeliveryKey, seen: DeliveryRecord, now: datetime) -> bool:
-        """Compare-and-set: set the row back to ``sending`` (``updated_at = now``) only if it is
-        still exactly as ``seen`` (same status and ``updated_at``). True when this call won."""
+    def take_over_delivery(self, key: DeliveryKey, seen: DeliveryRecord, now: datetime, owner: str | None = None) -> bool:
+        """Compare-and-set: set the row back to ``sending`` held by ``owner`` (``updated_at = now``)
+        only if it is still exactly as ``seen`` (same status and ``updated_at``). True when this call won."""
+        ...
+
+    def renew_delivery(self, key: DeliveryKey, owner: str, now: datetime) -> bool:
+        """Heartbeat: ``updated_at = now`` on the ``sending`` row of ``key`` while ``owner`` holds it.
+        False when the row is no longer this owner's (taken over, sent, failed)."""
+        ...
+
+    def release_delivery(self, key: DeliveryKey, owner: str, now: datetime) -> bool:
+        """Hand a ``sending`` row held by ``owner`` back (owner :data:`RELEASED`, status kept
+        ``sending``): the next process reconciles it at once instead of waiting out the lease."""
+        ...
+
+    def unfinished_deliveries(self) -> list[DeliveryRecord]:
+        """Every ``sending`` row (any repository and week), ordered by repo, week, platform,
+        destination, kind, part: what periodic reconciliation looks at."""
         ...
 
     def touch_delivery(self, key: DeliveryKey, attempts: int, now: datetime) -> None:

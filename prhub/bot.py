@@ -29,7 +29,7 @@ from prhub import bootstrap
 from scheduler.config import LoadedConfig, RepositoryConfig
 from scheduler.delivery import Deliverer, Sleeper, Stopping
 from scheduler.jobs import ChartRenderer, DigestBuilder, DigestJob
-from scheduler.metrics import METRICS, Metrics
+from scheduler.metrics import METRICS, Metrics, label_set
 from scheduler.service import DigestScheduler
 
 if TYPE_CHECKING:
@@ -309,8 +309,17 @@ def health(bot: Bot) -> tuple[int, dict[str, Any]]:
          "next_run": j.next_run.isoformat() if j.next_run else None}
         for j in (bot.scheduler.jobs() if running else [])
     ]
-    body["status"] = "ok" if ok else "unhealthy"
+    unsent = unsent_destinations(bot)
+    body["deliveries"] = {"status": "partial" if unsent else "ok",
+                          "unsent": [{"repo": r, "week": w, "destination": d} for r, w, d in unsent]}
+    body["status"] = ("degraded" if unsent else "ok") if ok else "unhealthy"
     return (200 if ok else 503), body
+
+
+def unsent_destinations(bot: Bot) -> list[tuple[str, str, str]]:
+    """``(repo, week, platform:target)`` of every destination whose latest run left a part failed or
+    unsent (the job was ``partial``); cleared when a later run (or reconciliation) delivers it."""
+    return [(repo, rep.week, dest) for repo, rep in sorted(bot.job.last_reports.items()) for dest in rep.unsent]
 
 
 def create_web_app(bot: Bot, chat_app: Any = None) -> Any:
@@ -334,6 +343,10 @@ def create_web_app(bot: Bot, chat_app: Any = None) -> Any:
             for j in bot.scheduler.jobs():
                 if j.next_run is not None:
                     extra.append(f'prhub_scheduler_next_run_timestamp_seconds{{repo="{j.repo}"}} {j.next_run.timestamp():.0f}')
+        extra.append("# HELP prhub_destination_unsent Destinations whose latest digest run left a part failed or unsent (job partial).")
+        extra.append("# TYPE prhub_destination_unsent gauge")
+        for repo, week, dest in unsent_destinations(bot):
+            extra.append(f"prhub_destination_unsent{label_set(repo=repo, week=week, destination=dest)} 1")
         return Response(bot.metrics.render(extra), mimetype="text/plain; version=0.0.4; charset=utf-8")
 
     if chat_app is not None:

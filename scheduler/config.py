@@ -300,6 +300,10 @@ class DeliverySettings(_Model):
         max_backoff_seconds: cap of that wait.
         max_retry_after_seconds: a ``Retry-After`` longer than this gives up (failed, not waited).
         lease_seconds: a ``sending`` row untouched this long belongs to a dead process and is taken over.
+        heartbeat_seconds: while a part waits out a ``Retry-After`` or backoff, its owner renews the
+            lease this often (default: a third of ``lease_seconds``).
+        reconcile_seconds: how often ``prhub serve`` looks for stale ``sending`` parts (a dead
+            process's, or handed back at shutdown) and sends those the platform does not have (0: never).
         github_retry_margin_seconds: delay after a GitHub rate-limit reset before the one retry.
     """
 
@@ -308,7 +312,16 @@ class DeliverySettings(_Model):
     max_backoff_seconds: float = Field(default=60.0, ge=0)
     max_retry_after_seconds: float = Field(default=300.0, ge=0)
     lease_seconds: float = Field(default=600.0, ge=1)
+    heartbeat_seconds: float | None = Field(default=None, gt=0)
+    reconcile_seconds: float = Field(default=300.0, ge=0)
     github_retry_margin_seconds: float = Field(default=30.0, ge=0)
+
+    @model_validator(mode="after")
+    def _beat(self) -> DeliverySettings:
+        if self.heartbeat_seconds is not None and self.heartbeat_seconds >= self.lease_seconds:
+            raise ValueError(f"heartbeat_seconds {self.heartbeat_seconds:g} must be under lease_seconds "
+                             f"{self.lease_seconds:g} (default: a third of it)")
+        return self
 
 
 class ServerSettings(_Model):

@@ -5,18 +5,23 @@ For each part of a message to one destination, in order:
 1. Claim the part's delivery-log row as ``sending`` (the unique key lets one replica win).
 2. If the row already existed: ``sent`` -> reuse its message id ("already sent"); ``sending`` ->
    reconcile with :meth:`ChatDelivery.find_sent` first; found -> mark it ``sent``; not found ->
-   take it over only when it is stale (untouched for ``lease_seconds``, its process is gone), or
-   when it predates this process and the platform de-duplicates re-sends by key (Feishu's 1-hour
-   ``uuid``); otherwise another process is sending it: skip. ``failed`` -> taken over (a new run retries).
+   take it over only when it is stale (:meth:`Deliverer.stale`: untouched for ``lease_seconds``,
+   or its owner is known dead: a process of this host that no longer runs, or a row handed back
+   at shutdown), or when it predates this process and the platform de-duplicates re-sends by key
+   (Feishu's 1-hour ``uuid``); otherwise another process is sending it: skip. ``failed`` -> taken
+   over (a new run retries).
 3. Call the platform; a :class:`DeliveryError` that is not ``permanent`` (429, 5xx, timeout) is
    retried after ``Retry-After`` (else exponential backoff), at most ``max_attempts`` calls; before
    re-sending after an ambiguous failure (no ``Retry-After``: a timeout or 5xx may have posted), the
-   platform is asked with ``find_sent``.
+   platform is asked with ``find_sent``. While it waits, the owner renews its lease every
+   ``heartbeat_seconds`` (default a third of the lease), so a long ``Retry-After`` never lets
+   another replica take a live part over; a renewal that finds the row no longer ours stops (skip).
 4. Mark ``sent`` with the message id, or ``failed`` with the reason and stop that destination
    (later parts are never posted out of order).
 
 Parts 2..n go in part 1's thread. Nothing here raises a platform error; a :class:`Stopping` raised
-by the sleeper (shutdown) leaves the row ``sending`` for reconciliation by the next start.
+by the sleeper (shutdown) hands the row back (owner ``released``, still ``sending``): the next
+start, or another replica's periodic reconciliation, reconciles and sends it at once.
 
 The weekly chart (:meth:`Deliverer.upload_chart`) is best effort and at most once per (repo, week,
 destination): its upload is a delivery-log row of kind ``chart``, part 1, whose ``message_id`` is
@@ -38,6 +43,7 @@ from chatbot.errors import DeliveryError
 from chatbot.ports import ChatDelivery, Clock, Destination, SentMessage, image_uploader
 from scheduler.config import DeliverySettings
 from scheduler.metrics import METRICS, Metrics
+from scheduler.owner import ProcessOwner
 
 if TYPE_CHECKING:
     from chatbot.render.html import ChartImage
@@ -49,6 +55,9 @@ IDEMPOTENT_SECONDS = {"feishu": 3300.0}
 Feishu's ``uuid`` query parameter, 1 hour. Slack has no such key (reconciliation via ``find_sent``)."""
 
 RATE_LIMIT_REASONS = frozenset({"ratelimited", "rate_limited", "230020", "99991400"})
+
+UNSENT_PREFIX = "lookup failed"
+"""The skip reason after which nobody is sending the part (the others: another process has it)."""
 
 CHART = "chart"
 """Delivery-log kind of the weekly chart upload (one row per repo, week and destination, part 1)."""
@@ -99,6 +108,15 @@ class DestinationOutcome:
         """The failure reason of the failed part, if any."""
         return next((p.reason for p in self.parts if p.status == FAILED), None)
 
+    @property
+    def unsent(self) -> str | None:
+        """Why a part is neither sent nor being sent by another process (failed, or the platform
+        could not be asked whether it has it), else None."""
+        if self.status == FAILED:
+            return self.reason
+        return next((p.reason for p in self.parts
+                     if p.status == "skipped" and (p.reason or "").startswith(UNSENT_PREFIX)), None)
+
 
 @dataclass(frozen=True)
 class ChartOutcome:
@@ -120,7 +138,7 @@ class Deliverer:
 
     def __init__(self, log_: DeliveryLog, deliveries: dict[str, ChatDelivery], *, clock: Clock, sleep: Sleeper,
                  settings: DeliverySettings | None = None, metrics: Metrics = METRICS,
-                 started_at: datetime | None = None) -> None:
+                 started_at: datetime | None = None, owner: ProcessOwner | None = None) -> None:
         """
         Args:
             log_: the delivery log (the store).
@@ -131,6 +149,7 @@ class Deliverer:
             metrics: where sent/failed/retried counts go.
             started_at: when this process started (default: now); ``sending`` rows older than this
                 were left by a previous process.
+            owner: this process's lease-owner token and liveness checks (default: this process).
         """
         self._log = log_
         self._deliveries = deliveries
@@ -139,6 +158,18 @@ class Deliverer:
         self._settings = settings or DeliverySettings()
         self._metrics = metrics
         self._started_at = started_at or clock.now()
+        self._owner = owner or ProcessOwner()
+
+    @property
+    def owner(self) -> str:
+        """This process's lease-owner token (``host:pid:start``)."""
+        return self._owner.token
+
+    def stale(self, row: DeliveryRecord) -> bool:
+        """Whether the ``sending`` ``row`` may be taken over: its lease ran out (``updated_at``
+        older than ``lease_seconds``) or its owner is known dead (see :class:`ProcessOwner`)."""
+        age = (self._clock.now() - row.updated_at).total_seconds()
+        return age >= self._settings.lease_seconds or self._owner.is_dead(row.owner)
 
     def delivery_for(self, platform: str) -> ChatDelivery | None:
         """The delivery of ``platform`` (``slack``/``feishu``), or None when not configured."""
@@ -216,11 +247,11 @@ class Deliverer:
                 return self._chart_outcome(destination, "skipped", reason="no chart for this digest")
             now = self._clock.now()
             if row is None:
-                owned, row = self._log.claim_delivery(key, now)
+                owned, row = self._log.claim_delivery(key, now, self.owner)
                 if not owned:
                     return self._chart_exists(destination, key, row)
             else:
-                owned = self._log.take_over_delivery(key, row, now)
+                owned = self._log.take_over_delivery(key, row, now, self.owner)
                 if not owned:
                     return self._chart_outcome(destination, "skipped", reason="taken by another process")
             self._log.touch_delivery(key, row.attempts + 1, now)
@@ -264,7 +295,7 @@ class Deliverer:
 
     def _part(self, delivery: ChatDelivery, dest: Destination, key: DeliveryKey, card: object, thread: str | None) -> PartOutcome:
         now = self._clock.now()
-        won, row = self._log.claim_delivery(key, now)
+        won, row = self._log.claim_delivery(key, now, self.owner)
         if not won:
             taken = self._existing(delivery, dest, key, row, thread)
             if taken is not None:
@@ -284,7 +315,7 @@ class Deliverer:
             except DeliveryError as exc:
                 log.warning("delivery %s: reconciliation lookup failed (%s): not re-sending now", key, exc.reason)
                 self._metrics.inc("prhub_deliveries_skipped_total", platform=key.platform)
-                return PartOutcome(key, "skipped", reason=f"lookup failed: {exc.reason}")
+                return PartOutcome(key, "skipped", reason=f"{UNSENT_PREFIX}: {exc.reason}")
             if found is not None:
                 log.info("delivery %s: reconciled: the platform has message %s", key, found.message_id)
                 self._log.mark_delivery_sent(key, found.message_id, found.thread_id, self._clock.now())
@@ -292,17 +323,18 @@ class Deliverer:
                 return PartOutcome(key, SENT, found.message_id, found.thread_id or found.message_id, already=True)
             age = (self._clock.now() - row.updated_at).total_seconds()
             dedup = IDEMPOTENT_SECONDS.get(key.platform, 0.0)
-            stale = age >= self._settings.lease_seconds
+            stale = self.stale(row)
             safe_resend = row.updated_at < self._started_at and age < dedup
             if not (stale or safe_resend):
                 log.info("delivery %s: already being sent by another process (row %.0f s old): skipping", key, age)
                 self._metrics.inc("prhub_deliveries_skipped_total", platform=key.platform)
                 return PartOutcome(key, "skipped", reason="sending elsewhere")
-        if not self._log.take_over_delivery(key, row, self._clock.now()):
+        if not self._log.take_over_delivery(key, row, self._clock.now(), self.owner):
             log.info("delivery %s: already sent or being sent by another process", key)
             self._metrics.inc("prhub_deliveries_skipped_total", platform=key.platform)
             return PartOutcome(key, "skipped", reason="taken by another process")
-        log.info("delivery %s: taking over a %s row (attempts so far %d)", key, row.status, row.attempts)
+        log.info("delivery %s: taking over a %s row (owner %s, attempts so far %d)", key, row.status,
+                 row.owner or "unknown", row.attempts)
         return None
 
     def _send(self, delivery: ChatDelivery, dest: Destination, key: DeliveryKey, card: object, thread: str | None) -> PartOutcome:
@@ -329,7 +361,10 @@ class Deliverer:
                     wait = min(s.max_backoff_seconds, s.backoff_seconds * (2 ** (attempt - 1)))
                 log.info("delivery %s: attempt %d failed (%s), retrying in %.1f s", key, attempt, reason, wait)
                 self._metrics.inc("prhub_deliveries_retried_total", platform=key.platform)
-                self._sleep(wait)
+                if not self._wait(key, wait):
+                    log.warning("delivery %s: the lease was taken over while waiting: not sending", key)
+                    self._metrics.inc("prhub_deliveries_skipped_total", platform=key.platform)
+                    return PartOutcome(key, "skipped", reason="lease lost")
                 if exc.retry_after is None and reason not in RATE_LIMIT_REASONS:
                     found = self._lookup(delivery, dest, key, thread)
                     if found is not None:
@@ -338,6 +373,29 @@ class Deliverer:
                 continue
             return self._sent(key, sent)
         return self._fail(key, reason)  # pragma: no cover - the loop always returns
+
+    def _wait(self, key: DeliveryKey, seconds: float) -> bool:
+        """Sleep ``seconds``, renewing the lease of ``key`` every heartbeat. False when a renewal
+        found the row no longer ours. A :class:`Stopping` hands the row back and propagates."""
+        s = self._settings
+        beat = s.heartbeat_seconds if s.heartbeat_seconds is not None else s.lease_seconds / 3
+        left = seconds
+        try:
+            while True:
+                step = min(left, beat) if beat > 0 else left
+                self._sleep(step)
+                left -= step
+                if not self._log.renew_delivery(key, self.owner, self._clock.now()):
+                    return False
+                if left <= 0:
+                    return True
+        except Stopping:
+            try:
+                if self._log.release_delivery(key, self.owner, self._clock.now()):
+                    log.warning("delivery %s: shutting down during a wait: handed back for the next process", key)
+            except Exception:
+                log.exception("delivery %s: cannot hand the part back (it is stale when the lease runs out)", key)
+            raise
 
     def _lookup(self, delivery: ChatDelivery, dest: Destination, key: DeliveryKey, thread: str | None = None) -> SentMessage | None:
         try:
@@ -354,7 +412,7 @@ class Deliverer:
 
     def _fail(self, key: DeliveryKey, reason: str) -> PartOutcome:
         try:
-            self._log.claim_delivery(key, self._clock.now())
+            self._log.claim_delivery(key, self._clock.now(), self.owner)
             self._log.mark_delivery_failed(key, reason, self._clock.now())
         except Exception:  # the store is down too: the log line is all we can leave
             log.exception("delivery %s: cannot record the failure (%s)", key, reason)

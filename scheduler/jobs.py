@@ -78,6 +78,11 @@ class JobReport:
     problems: list[str] = field(default_factory=list)
     retry_at: datetime | None = None
 
+    @property
+    def unsent(self) -> list[str]:
+        """``platform:target`` of every destination (digest or slice) with a failed or unsent part."""
+        return [f"{o.destination.platform}:{o.destination.target}" for o in [*self.digests, *self.slices] if o.unsent]
+
 
 class DigestJob:
     """Runs the weekly job of any configured repository (one instance per process)."""
@@ -107,6 +112,13 @@ class DigestJob:
         self._schedule_retry = schedule_retry
         self._metrics = metrics
         self._chart = chart
+        self.last_reports: dict[str, JobReport] = {}
+        """The latest finished run of each repository (``/healthz`` and ``/metrics`` show it)."""
+
+    @property
+    def deliverer(self) -> Deliverer:
+        """The deliverer of this job (its lease checks are used by reconciliation)."""
+        return self._deliverer
 
     def set_retry_scheduler(self, schedule_retry: RetryScheduler) -> None:
         """Where rate-limited runs ask for their one retry (the :class:`DigestScheduler` sets itself)."""
@@ -137,12 +149,15 @@ class DigestJob:
             self._run(cfg, the_week, report, retry)
         except Stopping:
             report.status = "stopped"
-            log.warning("job %s %s: stopped by shutdown; unfinished parts stay 'sending' for reconciliation", repo, the_week)
+            log.warning("job %s %s: stopped by shutdown; unfinished parts are handed back for the next process",
+                        repo, the_week)
         except Exception as exc:  # the job never raises into APScheduler
             report.status = "failed"
             report.problems.append(f"{type(exc).__name__}: {getattr(exc, 'user_message', exc)}")
             log.exception("job %s %s failed", repo, the_week)
         self._metrics.inc("prhub_jobs_total", repo=repo, outcome=report.status)
+        if report.status != "stopped":
+            self.last_reports[repo] = report
         if report.problems and report.status != "stopped":
             self._tell_admins(cfg, report)
         return report
@@ -203,8 +218,8 @@ class DigestJob:
             report.digests.append(out)
             if chart is not None:
                 report.charts.append(chart)
-            if out.status == "failed":
-                report.problems.append(f"{d.platform}:{d.target}: {out.reason}")
+            if out.unsent:
+                report.problems.append(f"{d.platform}:{d.target}: {out.unsent}")
         self._slices(cfg, week, digest, url, report)
         if report.problems:
             report.status = "partial"
@@ -251,8 +266,8 @@ class DigestJob:
             dest = Destination(platform=platform, target=subscriber, lang=lang, workspace=workspace)
             out = self._deliverer.deliver(dest, [card], repo=cfg.repo, week=str(week), kind=SLICE)
             report.slices.append(out)
-            if out.status == "failed":
-                report.problems.append(f"slice {platform}:{subscriber}: {out.reason}")
+            if out.unsent:
+                report.problems.append(f"slice {platform}:{subscriber}: {out.unsent}")
 
     def _tell_admins(self, cfg: RepositoryConfig, report: JobReport) -> None:
         admins = self.config.admins

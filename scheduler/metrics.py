@@ -36,6 +36,11 @@ def _labels(items: Sequence[tuple[str, str]]) -> str:
     return "{" + ",".join(f'{k}="{_escape(v)}"' for k, v in items) + "}"
 
 
+def label_set(**labels: str) -> str:
+    """``{k="v",...}`` with Prometheus escaping (for gauges rendered outside :class:`Metrics`)."""
+    return _labels(list(labels.items()))
+
+
 def _num(v: float) -> str:
     if math.isinf(v):
         return "+Inf"

@@ -7,6 +7,11 @@ missed while the process was down, so :meth:`DigestScheduler.catch_up` looks at 
 a repository whose last firing has passed, within its grace (default: until the next firing),
 and whose week has an undelivered destination (no row, or a ``sending`` row to reconcile) gets
 exactly one catch-up run, however many firings were missed.
+
+While the process runs, :meth:`DigestScheduler.reconcile` looks every
+``delivery.reconcile_seconds`` for ``sending`` parts that are stale (a dead process's, handed back
+at shutdown, or past their lease) and re-runs their (repository, week): the deliverer reconciles
+each with the platform and sends what it does not have, so a lost part does not wait for a restart.
 """
 
 from __future__ import annotations
@@ -19,12 +24,13 @@ from apscheduler.executors.pool import ThreadPoolExecutor
 from apscheduler.schedulers.background import BackgroundScheduler
 from apscheduler.triggers.cron import CronTrigger
 from apscheduler.triggers.date import DateTrigger
+from apscheduler.triggers.interval import IntervalTrigger
 
 from chatbot.deliveries import SENDING, DeliveryLog
 from chatbot.ports import Clock
 from chatbot.weeks import IsoWeek, load_zone
 from scheduler.config import BotConfig, RepositoryConfig
-from scheduler.jobs import DIGEST, DigestJob, week_for
+from scheduler.jobs import DIGEST, SLICE, DigestJob, week_for
 
 log = logging.getLogger(__name__)
 
@@ -105,6 +111,13 @@ class DigestScheduler:
                 replace_existing=True, misfire_grace_time=r.schedule.misfire_grace_seconds, coalesce=True,
                 max_instances=1,
             )
+        every = self.config.delivery.reconcile_seconds
+        if every > 0:
+            self.scheduler.add_job(
+                self.reconcile, trigger=IntervalTrigger(seconds=every, timezone=timezone.utc), id="reconcile",
+                name="reconcile stale deliveries", replace_existing=True, coalesce=True, max_instances=1,
+                misfire_grace_time=max(1, int(every)),
+            )
         self.scheduler.start()
         if catch_up:
             self.catch_up()
@@ -161,6 +174,31 @@ class DigestScheduler:
             replace_existing=True, misfire_grace_time=24 * 3600, coalesce=True, max_instances=1,
         )
         log.warning("job %s %s: GitHub rate limit: one retry scheduled at %s", cfg.repo, week, when.isoformat())
+
+    def reconcile(self) -> list[tuple[str, str]]:
+        """Re-run each (repository, week) that has a stale ``sending`` digest or slice part (see
+        :meth:`scheduler.delivery.Deliverer.stale`); never raises.
+
+        Returns:
+            The ``(repo, week)`` pairs re-run.
+        """
+        try:
+            rows = self._log.unfinished_deliveries()
+        except Exception as exc:
+            log.warning("reconciliation: delivery log unreadable: %s", getattr(exc, "user_message", exc))
+            return []
+        configured = {r.repo for r in self.config.repositories}
+        due: list[tuple[str, str]] = []
+        for row in rows:
+            pair = (row.key.repo, row.key.week)
+            if (row.key.kind in (DIGEST, SLICE) and row.key.repo in configured and pair not in due
+                    and self.job.deliverer.stale(row)):
+                due.append(pair)
+        for repo, week in due:
+            log.warning("reconciliation: %s %s has a stale part (owner gone or lease expired): running it again",
+                        repo, week)
+            self._run_week(repo, week, False)
+        return due
 
     def catch_up(self) -> list[tuple[str, IsoWeek]]:
         """Schedule one immediate catch-up run per repository whose last firing was missed.

@@ -183,6 +183,7 @@ class DeliveryRow(Base):
     reason: Mapped[str | None] = mapped_column(Text)
     created_at: Mapped[datetime]
     updated_at: Mapped[datetime]
+    owner: Mapped[str | None] = mapped_column(String(128))
 
     __table_args__ = (
         UniqueConstraint("repo", "week", "platform", "destination", "kind", "part", name="uq_deliveries_key"),

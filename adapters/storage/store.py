@@ -360,9 +360,9 @@ class SqlStore:
         with self._errors("checking"), self._engine.connect() as conn:
             conn.execute(text("SELECT 1"))
 
-    def claim_delivery(self, key: Any, now: datetime) -> tuple[bool, Any]:
+    def claim_delivery(self, key: Any, now: datetime, owner: str | None = None) -> tuple[bool, Any]:
         """Insert the delivery ``key`` (a :class:`chatbot.deliveries.DeliveryKey`) as ``sending``
-        unless its row exists (``INSERT ... ON CONFLICT DO NOTHING`` on ``uq_deliveries_key``).
+        held by ``owner`` unless its row exists (``INSERT ... ON CONFLICT DO NOTHING`` on ``uq_deliveries_key``).
 
         Returns:
             ``(True, row)`` when this call inserted the row, else ``(False, existing row)``; rows
@@ -375,7 +375,7 @@ class SqlStore:
 
         _check_aware("now", now)
         values = dict(repo=key.repo, week=key.week, platform=key.platform, destination=key.destination, kind=key.kind,
-                      part=key.part, status="sending", attempts=0, created_at=now, updated_at=now)
+                      part=key.part, status="sending", attempts=0, created_at=now, updated_at=now, owner=owner)
         with self._errors("claiming a delivery", writing=True), self._engine.begin() as conn:
             insert = postgresql.insert if conn.dialect.name == "postgresql" else sqlite.insert
             stmt = insert(t).values(**values).on_conflict_do_nothing(
@@ -384,9 +384,9 @@ class SqlStore:
             row = conn.execute(select(t).where(*self._delivery_where(key))).mappings().one()
         return won, self._delivery_record(row)
 
-    def take_over_delivery(self, key: Any, seen: Any, now: datetime) -> bool:
-        """Compare-and-set the row of ``key`` back to ``sending`` (``updated_at = now``, reason
-        cleared) only while its status and ``updated_at`` are still those of ``seen``.
+    def take_over_delivery(self, key: Any, seen: Any, now: datetime, owner: str | None = None) -> bool:
+        """Compare-and-set the row of ``key`` back to ``sending`` held by ``owner`` (``updated_at = now``,
+        reason cleared) only while its status and ``updated_at`` are still those of ``seen``.
 
         Returns:
             True when this call changed the row (the caller owns the send).
@@ -399,8 +399,56 @@ class SqlStore:
         with self._errors("taking over a delivery", writing=True), self._engine.begin() as conn:
             res = conn.execute(t.update().where(*self._delivery_where(key), t.c.status == seen.status,
                                                 t.c.updated_at == seen.updated_at)
-                               .values(status="sending", reason=None, updated_at=now))
+                               .values(status="sending", reason=None, updated_at=now, owner=owner))
             return res.rowcount == 1
+
+    def renew_delivery(self, key: Any, owner: str, now: datetime) -> bool:
+        """Heartbeat of a lease: ``updated_at = now`` on the ``sending`` row of ``key`` held by ``owner``.
+
+        Returns:
+            False when the row is no longer held by ``owner`` (sent, failed or taken over).
+
+        Raises:
+            StoreError: a database error.
+        """
+        from adapters.storage.schema import DELIVERIES as t
+
+        with self._errors("renewing a delivery lease", writing=True), self._engine.begin() as conn:
+            res = conn.execute(t.update().where(*self._delivery_where(key), t.c.status == "sending", t.c.owner == owner)
+                               .values(updated_at=now))
+            return res.rowcount == 1
+
+    def release_delivery(self, key: Any, owner: str, now: datetime) -> bool:
+        """Hand the ``sending`` row of ``key`` held by ``owner`` back (owner ``released``, status
+        kept ``sending``, ``updated_at = now``) so the next process takes it over at once.
+
+        Returns:
+            True when the row was released.
+
+        Raises:
+            StoreError: a database error.
+        """
+        from adapters.storage.schema import DELIVERIES as t
+        from chatbot.deliveries import RELEASED
+
+        with self._errors("handing back a delivery", writing=True), self._engine.begin() as conn:
+            res = conn.execute(t.update().where(*self._delivery_where(key), t.c.status == "sending", t.c.owner == owner)
+                               .values(owner=RELEASED, updated_at=now))
+            return res.rowcount == 1
+
+    def unfinished_deliveries(self) -> list[Any]:
+        """Every ``sending`` row, as :class:`chatbot.deliveries.DeliveryRecord`, ordered by repo,
+        week, platform, destination, kind, part (uses ``ix_deliveries_status``).
+
+        Raises:
+            StoreError: a database error.
+        """
+        from adapters.storage.schema import DELIVERIES as t
+
+        stmt = (select(t).where(t.c.status == "sending")
+                .order_by(t.c.repo, t.c.week, t.c.platform, t.c.destination, t.c.kind, t.c.part))
+        with self._errors("reading the delivery log"), self._engine.connect() as conn:
+            return [self._delivery_record(r) for r in conn.execute(stmt).mappings().all()]
 
     def touch_delivery(self, key: Any, attempts: int, now: datetime) -> None:
         """Record attempt number ``attempts`` of ``key`` (``updated_at = now``).
@@ -484,7 +532,7 @@ class SqlStore:
         key = DeliveryKey(r["repo"], r["week"], r["platform"], r["destination"], r["kind"], r["part"])
         return DeliveryRecord(key=key, status=r["status"], message_id=r["message_id"], thread_id=r["thread_id"],
                               attempts=r["attempts"], reason=r["reason"], created_at=r["created_at"],
-                              updated_at=r["updated_at"])
+                              updated_at=r["updated_at"], owner=r["owner"])
 
     # -- SubscriptionBook (chatbot.subscriptions) ---------------------------------------------
 

@@ -67,6 +67,8 @@ def harness(store, *, config: str | BotConfig = BR10, build=None, slack: Recordi
     h = Harness(sched, slack, metrics)
 
     def listener(event):
+        if event.job_id == "reconcile":  # the periodic reconciliation is not a digest run
+            return
         if event.code == EVENT_JOB_ERROR:
             h.errors.append(event.exception)
         h.runs.append(event.job_id)

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import os
 import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 import pytest
 from sqlalchemy import create_engine, text
@@ -28,6 +30,13 @@ def db_url(request, tmp_path):
     base = os.environ.get(PG_ENV)
     if not base:
         pytest.skip(f"PostgreSQL: set {PG_ENV}=postgresql+psycopg://USER@HOST:PORT/DB to run")
+    with pg_schema(base) as url:
+        yield url
+
+
+@contextmanager
+def pg_schema(base: str) -> Iterator[str]:
+    """A fresh schema on the PostgreSQL server of ``base``, as a URL whose search_path is it (dropped after)."""
     schema = f"prhub_test_{uuid.uuid4().hex[:12]}"
     admin = create_engine(base, poolclass=NullPool)
     with admin.begin() as conn:
