@@ -1,0 +1,98 @@
+"""Extractive gists: the description's purpose in its own words, measured results quoted exactly."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from chatbot.gist import GIST_MAX, extract_gist, measured_results, title_without_tags
+from tests.conftest import thread_prs
+
+VLLM_TEMPLATE = """<!-- markdownlint-disable -->
+PLEASE FILL IN THE PR DESCRIPTION HERE ENSURING ALL CHECKLIST ITEMS (AT THE BOTTOM) HAVE BEEN CONSIDERED.
+
+## Purpose
+
+## Test Plan
+
+## Test Result
+
+---
+<details>
+<summary> Essential Elements of an Effective PR Description Checklist </summary>
+
+- [ ] The purpose of the PR, such as "Fix some issue (link existing issues this PR will resolve)".
+- [ ] The test plan, such as providing test command.
+</details>
+"""
+
+
+@pytest.fixture(scope="module")
+def w20():
+    return {p.number: p for p in thread_prs()}
+
+
+def test_purpose_section_in_the_prs_own_words(w20):
+    g = extract_gist(w20[42052].title, w20[42052].body)
+    assert g.source == "description"
+    assert g.text == "Add a new prompt_text field to ChatCompletionResponse and ChatCompletionStreamResponse."
+
+
+def test_fixes_and_follow_up_lines_are_skipped(w20):
+    assert extract_gist(w20[42217].title, w20[42217].body).text.startswith("Fix Gemma4 image encoder crashes when")
+    assert extract_gist(w20[42292].title, w20[42292].body).text.startswith("As a widely used tool parser, Qwen3Coder")
+    # a description that only says "Following #41907" has no purpose of its own: the title speaks
+    g = extract_gist(w20[42274].title, w20[42274].body)
+    assert g.text == "Consolidate Speech to Text tests"
+
+
+def test_shell_commands_are_not_a_purpose(w20):
+    g = extract_gist(w20[41761].title, w20[41761].body)
+    assert g.source == "title" and g.text == "Bug fix: logprob dtype int64/int32 issue"
+
+
+def test_a_sentence_ending_in_a_colon_keeps_what_follows_and_long_text_is_cut_at_a_word(w20):
+    g = extract_gist(w20[42201].title, w20[42201].body)
+    assert g.text.startswith("silu_mul_per_token_group_quant_fp8_colmajor computes row/column offsets using int32 arithmetic: With large")
+    assert GIST_MAX - 10 <= len(g.text) <= GIST_MAX and g.text.endswith("…") and "  " not in g.text
+
+
+def test_pr_links_become_numbers_and_e_g_does_not_end_a_sentence(w20):
+    assert extract_gist(w20[41429].title, w20[41429].body).text.startswith("Fix first batch of unnecessary gpu/cpu syncs, found via #40561")
+    assert "(e.g. \"modelopt_fp4\"" in extract_gist(w20[42181].title, w20[42181].body).text
+
+
+def test_measured_results_are_quoted_exactly(w20):
+    assert extract_gist(w20[40408].title, w20[40408].body).results == ("28.9% E2E latency improvement",)
+    assert extract_gist(w20[42460].title, w20[42460].body).results == ("So we saved 94% of memory allocation!",)
+    assert measured_results("GEMM-RS gives 30%+ prefill E2E on SM100, and 1.2x–2.2x lower decode latency.") == (
+        "GEMM-RS gives 30%+ prefill E2E on SM100", "1.2x–2.2x lower decode latency")
+    assert extract_gist(w20[42098].title, w20[42098].body).results == ("~8% geomean speedup vs baseline",)
+    assert measured_results("| throughput | +12% |\n```\n+4.84% output throughput\n```") == ()  # tables, code
+    assert measured_results("Runs on MI355x and 8x H100.") == ()  # model names and counts are not results
+
+
+def test_every_gist_is_short_and_made_of_the_prs_words(w20):
+    described = 0
+    for pr in w20.values():
+        g = extract_gist(pr.title, pr.body)
+        assert 0 < len(g.text) <= GIST_MAX
+        for r in g.results:
+            assert r in f"{pr.title}\n{pr.body}"
+        words = set(re.findall(r"[A-Za-z]{4,}", f"{pr.title} {pr.body}"))
+        assert set(re.findall(r"[A-Za-z]{4,}", g.text)) <= words, pr.number
+        described += g.source == "description"
+    assert described == 155  # of 165 descriptions; the rest hold only templates, links or commands
+
+
+def test_no_description_or_only_the_template_gives_the_title_without_tags():
+    assert extract_gist("[CI/Build] Reduce LoRA model tests.", "").text == "Reduce LoRA model tests."
+    g = extract_gist("[ROCm][Bugfix]: dynamically align BLOCK_DMODEL (#41119)", VLLM_TEMPLATE)
+    assert (g.source, g.text) == ("title", "Dynamically align BLOCK_DMODEL")
+    assert title_without_tags("[WIP]") == "[WIP]"
+
+
+def test_images_code_and_markup_are_left_out():
+    body = "## Summary\n![shot](https://x/y.png)\n```python\nx = 1\n```\n**Speeds up** the [sampler](https://x/z) by caching `top_k`.\n"
+    assert extract_gist("t", body).text == "Speeds up the sampler by caching top_k."
