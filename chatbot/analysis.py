@@ -15,7 +15,8 @@ from datetime import datetime, timedelta
 
 from chatbot.i18n import lines_text, tr
 from chatbot.models import FileChange, PullRequest
-from chatbot.rules import OTHER_MODULE, CompiledRules, ImportanceWeights
+from chatbot.review_findings import review_findings
+from chatbot.rules import DEFAULT_FINDING_RULES, OTHER_MODULE, CompiledRules, FindingRule, ImportanceWeights
 
 RISK_ORDER: tuple[str, ...] = (
     "revert",
@@ -383,20 +384,20 @@ def risk_tags_for(
                 reasons["security-sensitive"] = tr(lang, "reason.security_keyword", word=m.group(0), where=tr(lang, f"where.{where}"))
                 break
 
-    reasons.update(review_risks(pr, lang))
+    reasons.update(review_risks(pr, lang, rules.rules.review_findings))
     return {tag: reasons[tag] for tag in RISK_ORDER if tag in reasons}
 
 
-_SEVERITY_RE = re.compile(r"\b(critical|high|p0|p1)\b|!\[(critical|high)\]", re.IGNORECASE)
 
 
-def review_risks(pr: PullRequest, lang: str) -> dict[str, str]:
+def review_risks(pr: PullRequest, lang: str,
+                 finding_rules: Sequence[FindingRule] = DEFAULT_FINDING_RULES) -> dict[str, str]:
     """Risk tags that only review data and patches can light (GitHub source; empty for file input).
 
     ``review-open``: an unresolved, non-outdated review thread at merge. ``no-human-approval``:
-    reviews are known and none is APPROVED by a non-bot. ``bot-review-flag``: a bot thread whose
-    first comment says high/critical/P0/P1 and that is neither resolved nor outdated (outdated =
-    a later commit changed the lines). ``assert-runtime-check``: an added ``assert`` in non-test source.
+    reviews are known and none is APPROVED by a non-bot. ``bot-review-flag``: a review finding at a
+    reported severity (:func:`chatbot.review_findings.review_findings` with ``finding_rules``; a
+    thread resolved or outdated at fetch time does not count), quoted with its path:line. ``assert-runtime-check``: an added ``assert`` in non-test source.
     """
     out: dict[str, str] = {}
     # Thread state unknown (threads export): not evidence of an open thread.
@@ -407,13 +408,13 @@ def review_risks(pr: PullRequest, lang: str) -> dict[str, str]:
     states_known = all(r.state is not None for r in pr.reviews)
     if pr.reviews and states_known and not any(r.state == "APPROVED" and not r.is_bot for r in pr.reviews):
         out["no-human-approval"] = tr(lang, "reason.no_human_approval")
-    for t in open_threads:
-        if t.author_is_bot:
-            m = _SEVERITY_RE.search(t.first_comment)
-            if m:
-                out["bot-review-flag"] = tr(lang, "reason.bot_review_flag", reviewer=t.author or "bot",
-                                            severity=(m.group(1) or m.group(2)).upper(), path=t.path or "-")
-                break
+    findings = review_findings(pr, finding_rules)
+    if findings:
+        f = findings[0]
+        where = f"{f.path}:{f.line}" if f.path and f.line else (f.path or "-")
+        key = "reason.bot_review_flag" if f.quote else "reason.bot_review_flag_bare"
+        out["bot-review-flag"] = _more(lang, tr(lang, key, reviewer=f.bot, severity=f.severity, where=where, quote=f.quote),
+                                       len(findings) - 1)
     if pr.added_asserts:
         out["assert-runtime-check"] = _more(lang, tr(lang, "reason.assert", path=pr.added_asserts[0]), len(pr.added_asserts) - 1)
     return out

@@ -99,7 +99,8 @@ def title_without_tags(title: str) -> str:
     return rest[0].upper() + rest[1:]
 
 
-def _clean_markdown(body: str) -> str:
+def clean_markdown(body: str) -> str:
+    """Markdown without HTML comments, ``<details>`` blocks, code fences, images and HTML tags."""
     text = body.replace("\r\n", "\n")
     text = _HTML_COMMENT.sub("", text)
     text = _DETAILS.sub("", text)
@@ -109,7 +110,8 @@ def _clean_markdown(body: str) -> str:
     return text
 
 
-def _inline_text(line: str) -> str:
+def inline_text(line: str) -> str:
+    """One Markdown line as plain text: links to their text, PR URLs to ``#N``, other URLs and emphasis removed."""
     line = _LINK.sub(lambda m: m.group(1), line)
     line = _PR_URL.sub(lambda m: f"#{m.group(1)}", line)
     line = _URL.sub("", line)
@@ -148,7 +150,7 @@ def _paragraphs(lines: list[str]) -> list[str]:
         if (_CHECKBOX.match(raw) or _TABLE.match(raw) or _PLACEHOLDER.search(raw) or _NOISE_LINE.match(raw)
                 or _COMMAND.match(raw.strip("`"))):
             continue
-        text = _inline_text(raw)
+        text = inline_text(raw)
         if not text or _NOISE_LINE.match(text) or not re.search(r"[A-Za-z\u4e00-\u9fff]{2}", text):
             continue
         paras[-1].append((text, bool(_ITEM.match(raw))))
@@ -164,7 +166,7 @@ def _paragraphs(lines: list[str]) -> list[str]:
     return out
 
 
-def _fit(text: str, limit: int = GIST_MAX) -> str:
+def fit_sentences(text: str, limit: int = GIST_MAX) -> str:
     """Whole sentences of ``text`` up to ``limit`` characters; the first one cut at a word with "…"."""
     sentences = _SENTENCE_END.split(text)
     out = ""
@@ -186,7 +188,7 @@ def _fit(text: str, limit: int = GIST_MAX) -> str:
 
 
 def _purpose(body: str) -> str | None:
-    sections = _sections(_clean_markdown(body))
+    sections = _sections(clean_markdown(body))
     ordered = [s for s in sections if s[0] is not None and _PURPOSE_SECTIONS.match(s[0])]
     ordered += [s for s in sections if s[0] is None]
     ordered += [s for s in sections if s[0] is not None and not _PURPOSE_SECTIONS.match(s[0])
@@ -251,5 +253,5 @@ def extract_gist(title: str, body: str) -> Gist:
     purpose = _purpose(body) if body.strip() else None
     results = measured_results(f"{title}\n{body}")
     if purpose is None:
-        return Gist(text=_fit(title_without_tags(title)), source="title", results=results)
-    return Gist(text=_fit(purpose), source="description", results=results)
+        return Gist(text=fit_sentences(title_without_tags(title)), source="title", results=results)
+    return Gist(text=fit_sentences(purpose), source="description", results=results)

@@ -100,6 +100,22 @@ class ReviewThread(Frozen):
         return self.is_resolved is not True and self.is_outdated is not True
 
 
+class ReviewFinding(Frozen):
+    """A review bot's finding at a reported severity (see :mod:`chatbot.review_findings`).
+
+    ``severity`` is as the bot writes it (``high``, ``critical``, ``P1``, ``Major``); ``quote`` is
+    its first words as plain text (≤ 120 characters, empty when the comment has no text);
+    ``path``/``line`` locate the review thread (None for a review body, or when GitHub gives no line).
+    """
+
+    pr: int
+    bot: str
+    severity: str
+    quote: str
+    path: str | None = None
+    line: int | None = None
+
+
 class PullRequest(Frozen):
     """A merged pull request.
 

@@ -97,6 +97,44 @@ class ModuleRule(_RulesModel):
         return self.name or self.id
 
 
+class FindingRule(_RulesModel):
+    """How one review bot marks the severity of a finding, and which severities are risks.
+
+    ``severity`` is a regular expression with a named group ``severity`` searched in each comment
+    the bot writes (review-thread comments and review bodies); ``report`` lists the severities
+    (compared case-folded) that make the finding a risk item.
+    """
+
+    bot: str = Field(min_length=1, description="the bot's login as GitHub shows it, e.g. gemini-code-assist[bot]")
+    severity: str = Field(min_length=1, description="regular expression with a (?P<severity>...) group")
+    report: tuple[str, ...] = Field(min_length=1, description="severities that are risks, e.g. [critical, high]")
+
+    @field_validator("severity")
+    @classmethod
+    def _has_group(cls, v: str) -> str:
+        try:
+            rx = re.compile(v)
+        except re.error as exc:
+            raise ValueError(f"invalid regular expression {v!r}: {exc}") from None
+        if "severity" not in rx.groupindex:
+            raise ValueError(f"pattern {v!r} has no (?P<severity>...) group")
+        return v
+
+
+DEFAULT_FINDING_RULES: tuple[FindingRule, ...] = (
+    # gemini-code-assist starts a comment with ![high](https://www.gstatic.com/codereviewagent/high-priority.svg)
+    FindingRule(bot="gemini-code-assist[bot]",
+                severity=r"!\[(?P<severity>critical|high|medium|low)\]\(https://www\.gstatic\.com/codereviewagent/",
+                report=("critical", "high")),
+    # chatgpt-codex-connector: **<sub><sub>![P1 Badge](https://img.shields.io/badge/P1-orange?style=flat)</sub></sub>
+    FindingRule(bot="chatgpt-codex-connector[bot]", severity=r"!\[(?P<severity>P[0-3]) Badge\]", report=("p0", "p1")),
+    # coderabbitai: _⚠️ Potential issue_ | _🟠 Major_
+    FindingRule(bot="coderabbitai[bot]", severity=r"_(?:🔴|🟠|🟡|🔵|⚪)\s*(?P<severity>Critical|Major|Minor|Trivial)_",
+                report=("critical", "major")),
+)
+"""Review-bot severity markup as the bots write it on GitHub (see ../shared/README.md)."""
+
+
 class Thresholds(_RulesModel):
     """Numbers behind risk tags and digest sections. Defaults are prhub's documented defaults."""
 
@@ -159,6 +197,9 @@ class Rules(_RulesModel):
     security_keywords: Regexes = Field(default=(), description="regular expressions searched in title and body")
     ai_coauthor_patterns: Regexes = Field(default=(), description="regular expressions over co-author names")
     bot_coauthor_patterns: Regexes = (r"\[bot\]$",)
+    review_findings: tuple[FindingRule, ...] = Field(
+        default=DEFAULT_FINDING_RULES, description="review bots and the severities of theirs that are risks"
+    )
     thresholds: Thresholds = Thresholds()
     importance: ImportanceWeights = ImportanceWeights()
     key_prs: int = Field(default=24, ge=1, le=100)

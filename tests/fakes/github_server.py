@@ -125,7 +125,7 @@ def builtin_records() -> list[dict[str, Any]]:
             {"path": "vllm/core/scheduler.py", "isResolved": False, "isOutdated": False,
              "comments": [{"author": "alice", "body": "Is this safe under preemption?", "createdAt": "2026-05-13T02:00:00Z"}]},
             {"path": "vllm/core/scheduler.py", "isResolved": False, "isOutdated": False,
-             "comments": [{"author": "gemini-code-assist[bot]", "body": "![high] This can divide by zero.",
+             "comments": [{"author": "gemini-code-assist[bot]", "body": "![high](https://www.gstatic.com/codereviewagent/high-priority.svg)\n\nThis can divide by zero.",
                            "createdAt": "2026-05-13T01:00:00Z"}]},
             {"path": "tests/core/test_scheduler.py", "isResolved": True, "isOutdated": False,
              "comments": [{"author": "bob", "body": "nit", "createdAt": "2026-05-13T03:00:00Z"}]},

@@ -30,7 +30,7 @@ def node(**kw):
         ]},
         "reviewThreads": {"nodes": [
             {"isResolved": False, "isOutdated": False, "path": "vllm/a.py", "line": 41,
-             "comments": {"nodes": [{"body": "![critical] race", "createdAt": "2026-05-12T01:00:00Z",
+             "comments": {"nodes": [{"body": "![critical](https://www.gstatic.com/codereviewagent/critical.svg)\n\nrace", "createdAt": "2026-05-12T01:00:00Z",
                                      "author": {"__typename": "Bot", "login": "gemini-code-assist"}},
                                     {"body": "fixed", "createdAt": "2026-05-12T02:00:00Z",
                                      "author": {"__typename": "User", "login": "alice"}}]}},
@@ -60,8 +60,8 @@ def test_full_node_maps_every_field():
     assert (t0.path, t0.is_resolved, t0.is_outdated, t0.author, t0.author_is_bot) == ("vllm/a.py", False, False, "gemini-code-assist[bot]", True)
     assert t0.line == 41 and t1.line is None
     assert [(c.author, c.is_bot, c.body) for c in t0.comments] == [
-        ("gemini-code-assist[bot]", True, "![critical] race"), ("alice", False, "fixed")]
-    assert t0.first_comment == "![critical] race" and t1.is_outdated and t1.author is None and t1.first_comment == ""
+        ("gemini-code-assist[bot]", True, "![critical](https://www.gstatic.com/codereviewagent/critical.svg)\n\nrace"), ("alice", False, "fixed")]
+    assert t0.first_comment == "![critical](https://www.gstatic.com/codereviewagent/critical.svg)\n\nrace" and t1.is_outdated and t1.author is None and t1.first_comment == ""
     assert pr.added_asserts == ()
 
 

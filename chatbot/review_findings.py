@@ -1,0 +1,83 @@
+"""Review findings: what review bots flagged at a high severity, quoted with path and line. Pure.
+
+The severity markup of each bot comes from the rules' ``review_findings`` (see
+:class:`chatbot.rules.FindingRule`; defaults: gemini-code-assist high/critical badges,
+chatgpt-codex-connector P0/P1 badges, coderabbitai Major/Critical). A review-thread comment by
+the rule's bot whose severity is in ``report`` is a finding unless the thread is known to be
+resolved or outdated (the GitHub source knows; the threads export does not, so there every
+thread counts). Review bodies by the bot are read too (no path then). One finding per thread.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+
+from chatbot.gist import clean_markdown, fit_sentences, inline_text
+from chatbot.models import PullRequest, ReviewFinding
+from chatbot.rules import FindingRule
+
+QUOTE_MAX = 120
+"""Characters at most of a finding's quote."""
+
+_SEVERITY_RANK = {"critical": 0, "p0": 0, "high": 1, "major": 1, "p1": 1}
+
+
+_IMAGE = re.compile(r"!\[[^\]\n]*\]\([^)\n]*\)")
+
+
+def _quote(body: str, rule: FindingRule) -> str:
+    """The finding's words without its badge, as plain text, at most :data:`QUOTE_MAX` characters."""
+    text = re.sub(rule.severity, "", _IMAGE.sub("", body), count=1)
+    paras = []
+    for block in re.split(r"\n\s*\n", clean_markdown(text)):
+        lines = [inline_text(x) for x in block.split("\n")]
+        para = " ".join(x for x in lines if x and re.search(r"[A-Za-z\u4e00-\u9fff]{2}", x))
+        para = re.sub(r"^(?:⚠️\s*)?Potential issue\s*\|?\s*", "", re.sub(r"^[\s|*_:]+", "", para)).strip(" |")
+        if para:
+            paras.append(para if para.endswith((".", "!", "?", ":", ";")) else f"{para}.")
+    prose = " ".join(paras)
+    return fit_sentences(prose, QUOTE_MAX) if prose else ""
+
+
+def _match(rules: Iterable[FindingRule], login: str, body: str) -> tuple[FindingRule, re.Match[str]] | None:
+    for rule in rules:
+        if rule.bot.casefold() != login.casefold():
+            continue
+        m = re.search(rule.severity, body)
+        if m and m.group("severity").casefold() in {r.casefold() for r in rule.report}:
+            return rule, m
+    return None
+
+
+def review_findings(pr: PullRequest, rules: Iterable[FindingRule]) -> tuple[ReviewFinding, ...]:
+    """The PR's bot findings at a reported severity: threads first (in order), then review bodies.
+
+    Returns findings ordered by severity (critical/P0 first), then thread order; each has the bot's
+    login, its severity as the bot writes it, the quote (≤ 120 characters), and the thread's path
+    and line (None when GitHub gives no line, or for a review body).
+    """
+    rules = tuple(rules)
+    found: list[tuple[int, int, ReviewFinding]] = []
+    for i, t in enumerate(pr.review_threads):
+        if not t.is_open:
+            continue
+        for c in t.comments or ():
+            hit = _match(rules, c.author, c.body)
+            if hit is None:
+                continue
+            rule, m = hit
+            sev = m.group("severity")
+            found.append((_SEVERITY_RANK.get(sev.casefold(), 2), i, ReviewFinding(
+                pr=pr.number, bot=c.author, severity=sev, quote=_quote(c.body, rule), path=t.path, line=t.line)))
+            break
+    base = len(pr.review_threads)
+    for j, r in enumerate(pr.reviews):
+        hit = _match(rules, r.reviewer, r.body)
+        if hit is not None:
+            rule, m = hit
+            sev = m.group("severity")
+            found.append((_SEVERITY_RANK.get(sev.casefold(), 2), base + j, ReviewFinding(
+                pr=pr.number, bot=r.reviewer, severity=sev, quote=_quote(r.body, rule), path=None, line=None)))
+    found.sort(key=lambda x: (x[0], x[1]))
+    return tuple(f for _, _, f in found)
