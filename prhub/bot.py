@@ -388,6 +388,11 @@ def serve(loaded: LoadedConfig, *, db: str | None, host: str | None = None, port
     except ImportError as exc:  # pragma: no cover - the chat endpoints are optional
         log.warning("chat endpoints not mounted: %s", exc)
     app = create_web_app(bot, chat_app)
+    connections = None
+    if chat_app is not None:
+        from prhub.connections import open_connections
+
+        connections = open_connections(settings, chat_app)  # Socket Mode / Feishu long connection, per settings
     srv = loaded.config.server
     server = create_server(app, host=host or srv.host, port=port if port is not None else srv.port, threads=srv.threads,
                            ident="prhub")
@@ -415,6 +420,8 @@ def serve(loaded: LoadedConfig, *, db: str | None, host: str | None = None, port
         pass
     finally:
         bot.sleeper.stop()
+        if connections is not None:
+            connections.stop()
         bot.scheduler.shutdown(wait=True)
         store.close()
         for s, h in old.items():

@@ -10,12 +10,16 @@ card ever shows their value. A missing or invalid setting gives a one-line
 Variables::
 
     SLACK_BOT_TOKEN, SLACK_SIGNING_SECRET       Slack app (both needed for Slack)
-    SLACK_APP_TOKEN                             Socket Mode (optional; not used by the HTTP server)
+    SLACK_APP_TOKEN                             app-level token (xapp-...): Socket Mode, no public URL needed
+    PRHUB_SLACK_MODE                            auto (default: socket when SLACK_APP_TOKEN is set, else http),
+                                                socket or http
     SLACK_API_URL                               default https://slack.com/api/ (tests: a fake)
     FEISHU_APP_ID, FEISHU_APP_SECRET            Feishu/Lark app (both needed for Feishu)
     FEISHU_VERIFICATION_TOKEN, FEISHU_ENCRYPT_KEY  event callback checks (the encrypt key is optional)
     FEISHU_API_URL                              lark domain, default https://open.feishu.cn
     FEISHU_BOT_OPEN_ID                          the bot's open_id (default: asked from bot/v3/info)
+    PRHUB_FEISHU_MODE                           auto (default: long connection when FEISHU_VERIFICATION_TOKEN
+                                                is not set, else http callbacks), long or http
     PRHUB_PUBLIC_URL                            base of "Full report" links (no button without it)
     PRHUB_DEFAULT_REPO                          owner/name, default vllm-project/vllm
     PRHUB_DEFAULT_LANG                          en or zh, default en
@@ -23,6 +27,9 @@ Variables::
     PRHUB_SLACK_ADMINS, PRHUB_FEISHU_ADMINS     comma-separated user ids allowed to subscribe a channel
     PRHUB_DATABASE_URL                          the store (default: the local SQLite file)
     PRHUB_EVENT_RETENTION_HOURS                 how long inbound events are remembered, >= 7, default 8
+    PRHUB_LOG_LEVEL                             log level of prhub serve/run-job (DEBUG, INFO...), default INFO
+    GITHUB_TOKEN, GITHUB_API_URL                the GitHub source (read by the fetch/sync code, not here)
+    GITHUB_WEBHOOK_SECRET                       enables POST /github/webhook (X-Hub-Signature-256 checked)
 """
 
 from __future__ import annotations
@@ -43,7 +50,7 @@ from prhub.chat import check_public_url
 _REPO = re.compile(r"^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$")
 
 SECRET_FIELDS = frozenset({"slack_bot_token", "slack_signing_secret", "slack_app_token", "feishu_app_secret",
-                           "feishu_verification_token", "feishu_encrypt_key"})
+                           "feishu_verification_token", "feishu_encrypt_key", "github_webhook_secret"})
 
 
 class SettingsError(InputError):
@@ -71,6 +78,9 @@ class Settings(BaseSettings):
     feishu_encrypt_key: SecretStr | None = None
     feishu_api_url: str = "https://open.feishu.cn"
     feishu_bot_open_id: str | None = None
+    prhub_slack_mode: Literal["auto", "socket", "http"] = "auto"
+    prhub_feishu_mode: Literal["auto", "long", "http"] = "auto"
+    github_webhook_secret: SecretStr | None = None
     prhub_public_url: str | None = None
     prhub_default_repo: str = "vllm-project/vllm"
     prhub_default_lang: Literal["en", "zh"] = "en"
@@ -158,13 +168,37 @@ class Settings(BaseSettings):
             if value is None or value == "" or (isinstance(value, SecretStr) and not value.get_secret_value()):
                 raise SettingsError(f"{name.upper()} is not set: export it (or put {name.lower()} in the PRHUB_CONFIG file)")
 
+    @property
+    def slack_socket_mode(self) -> bool:
+        """Slack events come over Socket Mode: ``PRHUB_SLACK_MODE=socket``, or ``auto`` with
+        ``SLACK_APP_TOKEN`` set."""
+        if self.prhub_slack_mode == "auto":
+            return bool(self.slack_app_token and self.slack_app_token.get_secret_value())
+        return self.prhub_slack_mode == "socket"
+
+    @property
+    def feishu_long_connection(self) -> bool:
+        """Feishu events come over the long connection: ``PRHUB_FEISHU_MODE=long``, or ``auto``
+        with the app configured and no ``FEISHU_VERIFICATION_TOKEN`` (HTTP callbacks need it)."""
+        if self.prhub_feishu_mode == "auto":
+            return self.feishu_enabled and not self.feishu_verification_token
+        return self.prhub_feishu_mode == "long"
+
     def require_slack(self) -> None:
-        """Raises SettingsError unless the Slack app settings are present."""
-        self.require("SLACK_BOT_TOKEN", "SLACK_SIGNING_SECRET")
+        """Raises SettingsError unless the Slack app settings are present: ``SLACK_BOT_TOKEN``, and
+        ``SLACK_APP_TOKEN`` in Socket Mode, else ``SLACK_SIGNING_SECRET``."""
+        if self.slack_socket_mode:
+            self.require("SLACK_BOT_TOKEN", "SLACK_APP_TOKEN")
+        else:
+            self.require("SLACK_BOT_TOKEN", "SLACK_SIGNING_SECRET")
 
     def require_feishu(self) -> None:
-        """Raises SettingsError unless the Feishu app settings are present."""
-        self.require("FEISHU_APP_ID", "FEISHU_APP_SECRET", "FEISHU_VERIFICATION_TOKEN")
+        """Raises SettingsError unless the Feishu app settings are present: ``FEISHU_APP_ID``,
+        ``FEISHU_APP_SECRET``, and for HTTP callbacks ``FEISHU_VERIFICATION_TOKEN``."""
+        if self.feishu_long_connection:
+            self.require("FEISHU_APP_ID", "FEISHU_APP_SECRET")
+        else:
+            self.require("FEISHU_APP_ID", "FEISHU_APP_SECRET", "FEISHU_VERIFICATION_TOKEN")
 
     def admins(self, platform: str) -> frozenset[str]:
         """User ids allowed to subscribe a channel on ``platform`` (``slack``/``feishu``)."""

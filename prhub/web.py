@@ -3,9 +3,13 @@
 ``create_app(settings, store)`` mounts::
 
     POST /slack/events, /slack/commands, /slack/actions   bolt (when SLACK_BOT_TOKEN and SLACK_SIGNING_SECRET are set)
-    POST /feishu/events, /feishu/card                      lark-oapi dispatcher (when FEISHU_APP_ID and FEISHU_APP_SECRET are set)
+    POST /feishu/events, /feishu/card                      lark-oapi dispatcher (when FEISHU_APP_ID, FEISHU_APP_SECRET
+                                                           and FEISHU_VERIFICATION_TOKEN are set)
     GET  /healthz                                          "ok"
     anything else                                          ``fallback`` (e.g. the report pages), else 404
+
+Socket Mode and the Feishu long connection use the same listeners (``ChatApp.slack_bolt_app``,
+``ChatApp.feishu_chat``); :mod:`prhub.connections` opens them.
 
 ``create_deliveries(settings)`` gives the scheduler its ``ChatDelivery`` per configured platform.
 Importing this module connects to nothing; the SDKs load only for the platforms configured.
@@ -181,7 +185,8 @@ def create_app(settings: Settings, store: SqlStore | None, *, clock: Any = None,
 
     now = _now_fn(clock)
     app = ChatApp(fallback=fallback)
-    if not (settings.slack_bot_token or settings.slack_signing_secret or settings.feishu_app_id):
+    if not (settings.slack_bot_token or settings.slack_signing_secret or settings.slack_app_token
+            or settings.feishu_app_id):
         return app
     if store is None:
         raise InputError("the chat bot needs the PR store: set PRHUB_DATABASE_URL")
@@ -191,14 +196,15 @@ def create_app(settings: Settings, store: SqlStore | None, *, clock: Any = None,
     chat = ChatService(responders=[responder], events=events, clock=now,
                        admins={"slack": settings.admins("slack"), "feishu": settings.admins("feishu")})
     app.chat = chat
-    if settings.slack_bot_token or settings.slack_signing_secret:
+    if settings.slack_bot_token or settings.slack_signing_secret or settings.slack_app_token:
         settings.require_slack()
         from adapters.slack.app import create_slack_app, create_slack_wsgi
 
         bolt = create_slack_app(bot_token=settings.secret("slack_bot_token"),
                                 signing_secret=settings.secret("slack_signing_secret"), chat=chat,
                                 api_url=settings.slack_api_url, listener_executor=slack_executor)
-        app.slack = create_slack_wsgi(bolt)
+        if settings.slack_signing_secret:  # HTTP endpoints (Socket Mode needs no signing secret)
+            app.slack = create_slack_wsgi(bolt)
         app.slack_bolt_app = bolt
     if settings.feishu_app_id or settings.feishu_app_secret:
         settings.require_feishu()
@@ -212,6 +218,7 @@ def create_app(settings: Settings, store: SqlStore | None, *, clock: Any = None,
                               executor=feishu_executor)
         dispatcher = create_feishu_dispatcher(handlers, encrypt_key=settings.secret("feishu_encrypt_key"),
                                               verification_token=settings.secret("feishu_verification_token"))
-        app.feishu = create_feishu_wsgi(dispatcher)
+        if settings.feishu_verification_token:  # HTTP callbacks (the long connection needs no token)
+            app.feishu = create_feishu_wsgi(dispatcher)
         app.feishu_chat = handlers
     return app

@@ -18,8 +18,8 @@ Each event becomes an :class:`chatbot.inbound.InboundMessage` (:mod:`adapters.sl
 goes through the core's one chat pipeline (:class:`chatbot.inbound.ChatService`). De-duplication:
 the key (``(team, channel, ts)`` for message-like events, ``event_id`` otherwise) is claimed in the
 persistent event log only for a message accepted for processing, so retries (``X-Slack-Retry-Num``) and the
-``app_mention``/``message`` twin give exactly one ``chat.postMessage`` in every order. Socket Mode
-is not implemented (``SLACK_APP_TOKEN`` is accepted by the settings but unused).
+``app_mention``/``message`` twin give exactly one ``chat.postMessage`` in every order. The same
+listeners serve Socket Mode (:mod:`adapters.slack.socket_mode`).
 """
 
 from __future__ import annotations

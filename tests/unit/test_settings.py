@@ -63,6 +63,7 @@ def test_create_app_with_half_a_platform_fails_naming_the_variable(monkeypatch, 
 
     monkeypatch.setenv("FEISHU_APP_ID", "cli_x")
     monkeypatch.setenv("FEISHU_APP_SECRET", "feishu-secret-value")
+    monkeypatch.setenv("PRHUB_FEISHU_MODE", "http")  # HTTP callbacks need the verification token
     with SqlStore.open(f"sqlite:///{tmp_path / 'x.db'}") as store:
         with pytest.raises(SettingsError) as exc:
             create_app(load_settings(), store)
@@ -85,3 +86,28 @@ def test_secret_errors_do_not_echo_the_value(monkeypatch):
     with pytest.raises(SettingsError) as exc:
         load_settings(slack_bot_token=["not", "a", "string", SECRET])
     assert SECRET not in exc.value.user_message and exc.value.user_message.startswith("SLACK_BOT_TOKEN")
+
+
+@pytest.mark.parametrize("env, socket, long", [
+    ({"SLACK_BOT_TOKEN": "xoxb-1", "SLACK_APP_TOKEN": "xapp-1"}, True, False),
+    ({"SLACK_BOT_TOKEN": "xoxb-1", "SLACK_APP_TOKEN": "xapp-1", "PRHUB_SLACK_MODE": "http"}, False, False),
+    ({"SLACK_BOT_TOKEN": "xoxb-1", "SLACK_SIGNING_SECRET": "s"}, False, False),
+    ({"FEISHU_APP_ID": "cli_x", "FEISHU_APP_SECRET": "x"}, False, True),
+    ({"FEISHU_APP_ID": "cli_x", "FEISHU_APP_SECRET": "x", "FEISHU_VERIFICATION_TOKEN": "v"}, False, False),
+    ({"FEISHU_APP_ID": "cli_x", "FEISHU_APP_SECRET": "x", "FEISHU_VERIFICATION_TOKEN": "v",
+      "PRHUB_FEISHU_MODE": "long"}, False, True),
+])
+def test_event_modes_follow_the_settings(monkeypatch, env, socket, long):
+    for k, v in env.items():
+        monkeypatch.setenv(k, v)
+    s = load_settings()
+    assert (s.slack_socket_mode, s.feishu_long_connection) == (socket, long)
+
+
+def test_socket_mode_needs_the_app_token_not_the_signing_secret(monkeypatch):
+    monkeypatch.setenv("SLACK_BOT_TOKEN", SECRET)
+    monkeypatch.setenv("PRHUB_SLACK_MODE", "socket")
+    with pytest.raises(SettingsError, match="^SLACK_APP_TOKEN is not set"):
+        load_settings().require_slack()
+    monkeypatch.setenv("SLACK_APP_TOKEN", "xapp-1-x")
+    load_settings().require_slack()  # no SLACK_SIGNING_SECRET needed
