@@ -29,7 +29,8 @@ from chatbot.weeks import IsoWeek, load_zone
 
 EPOCH = datetime(2000, 1, 1, tzinfo=timezone.utc)
 """Start of every "all earlier PRs" query (GitHub has no PR before 2008)."""
-FAR_FUTURE = datetime(2200, 1, 1, tzinfo=timezone.utc)
+ARCHIVE_WEEKS = 104
+"""Weeks on one archive page (two years); older weeks are on the pages its "Older weeks" link leads to."""
 CONTEXT_DAYS = 7
 """Days before a week whose PRs are read too (reverts and follow-up fixes), as ``prhub digest``."""
 REPORT_TREND_WEEKS = 8
@@ -37,10 +38,34 @@ REPORT_TREND_WEEKS = 8
 
 
 class PrLookup(Protocol):
-    """Where history PRs come from (the store implements it)."""
+    """Where history PRs and their aggregates come from (the store implements it; :class:`PrList` in memory).
+
+    Only :meth:`merged_between` reads whole PRs, and only for the window asked; the other methods
+    answer from indexed columns, so a report's cost does not grow with the stored history.
+    """
 
     def merged_between(self, repo: str, start: datetime, end: datetime) -> list[PullRequest]:
         """PRs of ``repo`` merged in ``[start, end)``."""
+        ...
+
+    def any_merged_between(self, repo: str, start: datetime | None, end: datetime) -> bool:
+        """Whether a PR of ``repo`` merged in ``[start, end)`` is held (``start`` None: no lower bound)."""
+        ...
+
+    def oldest_merged_at(self, repo: str) -> datetime | None:
+        """The oldest ``merged_at`` held for ``repo`` (aware UTC), None when none."""
+        ...
+
+    def authors_before(self, repo: str, before: datetime, logins: Iterable[str]) -> set[str]:
+        """The logins among ``logins`` with a PR merged before ``before`` by a non-bot author."""
+        ...
+
+    def merged_times(self, repo: str, start: datetime | None, end: datetime | None = None) -> list[datetime]:
+        """The ``merged_at`` instants of ``repo`` in ``[start, end)`` (None: open bound), ascending."""
+        ...
+
+    def newest_merged_at(self, repo: str, *, before: datetime | None = None) -> datetime | None:
+        """The newest ``merged_at`` held for ``repo`` (before ``before`` when given), None when none."""
         ...
 
 
@@ -53,6 +78,30 @@ class PrList:
     def merged_between(self, repo: str, start: datetime, end: datetime) -> list[PullRequest]:
         """PRs merged in ``[start, end)`` (``repo`` is ignored: input files hold one repository)."""
         return sorted((p for p in self._prs if start <= p.merged_at < end), key=lambda p: p.number)
+
+    def any_merged_between(self, repo: str, start: datetime | None, end: datetime) -> bool:
+        """Whether a PR merged in ``[start, end)`` is held (``start`` None: no lower bound)."""
+        return any((start is None or start <= p.merged_at) and p.merged_at < end for p in self._prs)
+
+    def oldest_merged_at(self, repo: str) -> datetime | None:
+        """The oldest ``merged_at`` held (None when empty)."""
+        return self._prs[0].merged_at if self._prs else None
+
+    def authors_before(self, repo: str, before: datetime, logins: Iterable[str]) -> set[str]:
+        """The logins among ``logins`` with a PR merged before ``before`` by a non-bot author."""
+        wanted = set(logins)
+        return {p.author.login for p in self._prs
+                if p.merged_at < before and p.author is not None and not _is_bot(p) and p.author.login in wanted}
+
+    def merged_times(self, repo: str, start: datetime | None, end: datetime | None = None) -> list[datetime]:
+        """The ``merged_at`` instants in ``[start, end)`` (None: open bound), ascending."""
+        return [p.merged_at for p in self._prs
+                if (start is None or start <= p.merged_at) and (end is None or p.merged_at < end)]
+
+    def newest_merged_at(self, repo: str, *, before: datetime | None = None) -> datetime | None:
+        """The newest ``merged_at`` held (before ``before`` when given), None when none."""
+        times = self.merged_times(repo, None, before)
+        return times[-1] if times else None
 
 
 def _is_bot(pr: PullRequest) -> bool:
@@ -74,25 +123,28 @@ def week_digest(lookup: PrLookup, repo: str, week: IsoWeek, tz: str, rules: Rule
 def history_for(lookup: PrLookup, digest: Digest, rules: Rules) -> WeekHistory:
     """Week-over-week comparison and new contributors of ``digest`` from the PRs ``lookup`` holds.
 
-    The previous week counts as stored when ``lookup`` has at least one PR merged in it.
+    The previous week counts as stored when ``lookup`` has at least one PR merged in it. Whole PRs are
+    read only for the previous week (plus :data:`CONTEXT_DAYS`); "anything earlier", the oldest merge
+    and the authors seen before are aggregates, so the cost is flat as the stored history grows.
     """
     zone = load_zone(digest.tz)
     week = IsoWeek.parse(digest.week)
     start, _ = week.utc_window(zone)
-    earlier = lookup.merged_between(digest.repo, EPOCH, start)
     previous: WeekStats | None = None
     prev = week.previous()
     pstart, pend = prev.utc_window(zone)
-    if any(pstart <= p.merged_at < pend for p in earlier):
-        prev_prs = [p for p in earlier if p.merged_at >= pstart - timedelta(days=CONTEXT_DAYS)]
+    if lookup.any_merged_between(digest.repo, pstart, pend):
+        prev_prs = lookup.merged_between(digest.repo, pstart - timedelta(days=CONTEXT_DAYS), start)
         previous = week_stats(build_digest(prev_prs, repo=digest.repo, week=prev, rules=rules, tz=digest.tz,
                                            lang=digest.lang))
-    oldest = min((p.merged_at for p in earlier), default=None)
-    history_start = IsoWeek.containing(oldest, zone) if oldest is not None else None
+    oldest = lookup.oldest_merged_at(digest.repo)
+    history_start = IsoWeek.containing(oldest, zone) if oldest is not None and oldest < start else None
     weeks = 0
     if history_start is not None:
         weeks = (week.monday - history_start.monday).days // 7
-    authors = {p.author.login for p in earlier if p.author is not None and not _is_bot(p)}
+        authors = lookup.authors_before(digest.repo, start, [c.login for c in digest.contributors])
+    else:
+        authors = set()
     return week_history(digest, previous=previous, earlier_authors=authors,
                         history_start=str(history_start) if history_start else None, history_weeks=weeks)
 
@@ -119,7 +171,7 @@ def trends_for(lookup: PrLookup, repo: str, weeks: Sequence[IsoWeek], tz: str, r
     lead = next((i for i, st in enumerate(stats) if st.total_prs), len(stats))
     if lead and not keep_empty:
         # leading empty weeks count only when something older is stored (a gap, not missing history)
-        if not lookup.merged_between(repo, EPOCH, first):
+        if not lookup.any_merged_between(repo, None, first):
             stats = stats[lead:]
     return build_trends(repo, stats, module_names=names)
 
@@ -302,14 +354,34 @@ class StoreReports:
         newest = self._store.newest_merged_at(repo)
         return newest.isoformat() if newest else ""
 
-    def weeks(self, repo: str) -> list[ArchiveWeek]:
-        """Stored weeks of ``repo`` with their PR counts, newest first."""
+    def weeks(self, repo: str, before: str | None = None) -> tuple[list[ArchiveWeek], str | None]:
+        """Stored weeks of ``repo`` with their PR counts, newest first: the :data:`ARCHIVE_WEEKS` weeks
+        ending with the newest week that has PRs (before the week ``before``, when given).
+
+        Reads only the ``merged_at`` index of that span, so the cost does not grow with the history.
+
+        Returns:
+            ``(weeks, older)``: the rows, and the week to pass as ``before`` for the next older page
+            (None when nothing older is stored).
+
+        Raises:
+            InputError: ``before`` is not an ISO week.
+        """
         zone = load_zone(self._tz)
+        end = IsoWeek.parse(before).utc_window(zone)[0] if before is not None else None
+        last = self._store.newest_merged_at(repo) if end is None else self._store.newest_merged_at(repo, before=end)
+        if last is None:
+            return [], None
+        top = IsoWeek.containing(last, zone)
+        first = IsoWeek.containing(datetime.combine(top.monday - timedelta(weeks=ARCHIVE_WEEKS - 1),
+                                                    datetime.min.time(), tzinfo=zone), zone)
+        start = first.utc_window(zone)[0]
         counts: dict[IsoWeek, int] = {}
-        for p in self._store.merged_between(repo, EPOCH, FAR_FUTURE):
-            w = IsoWeek.containing(p.merged_at, zone)
+        for when in self._store.merged_times(repo, start, end):
+            w = IsoWeek.containing(when, zone)
             counts[w] = counts.get(w, 0) + 1
-        return [ArchiveWeek(str(w), n, w.label()) for w, n in sorted(counts.items(), reverse=True)]
+        older = str(first) if self._store.any_merged_between(repo, None, start) else None
+        return [ArchiveWeek(str(w), n, w.label()) for w, n in sorted(counts.items(), reverse=True)], older
 
     def report(self, repo: str, week: str, lang: str) -> Report:
         """The (cached) report of ``week``.
@@ -357,9 +429,15 @@ class StoreReports:
                  PageLink(tr(lang, "html.archive_link"), "./")]
         return report_html(rep, links).encode("utf-8")
 
-    def archive(self, repo: str, lang: str) -> bytes:
-        """The archive page of ``repo`` (weeks newest first)."""
-        return render_archive_html(repo, self.weeks(repo), lang=lang).encode("utf-8")
+    def archive(self, repo: str, lang: str, before: str | None = None) -> bytes:
+        """The archive page of ``repo``: one page of :data:`ARCHIVE_WEEKS` weeks, newest first (see
+        :meth:`weeks`), linking to the next older page when there is one.
+
+        Raises:
+            InputError: ``before`` is not an ISO week.
+        """
+        weeks, older = self.weeks(repo, before)
+        return render_archive_html(repo, weeks, lang=lang, older=older).encode("utf-8")
 
 
 def create_reports_app(store: Any, *, default_lang: str = "en", tz: str = "UTC",

@@ -1,10 +1,15 @@
 """``GitHubPullRequestSource``: merged PRs of a window from the GitHub API, a handful of requests a week.
 
 Cost for N merged PRs in a window under the search cap: ``ceil(N / page_size)`` search pages
-(``POST /graphql``, 25 PRs a page with labels, files, reviews, threads, comments and closing issues),
+(``POST /graphql``, 50 PRs a page with labels, files, reviews, threads, comments and closing issues),
 plus follow-up pages only for PRs whose files (> 100), reviews/threads (> 50), labels (> 20) or
 closing issues (> 10) overflow the first page, batched up to ``followup_batch`` PRs per request.
 A window over the search cap (1,000 results) costs one extra request per split.
+
+Pages are adaptive: a search page that times out or gets HTTP 502/504 (GitHub stops queries that run
+longer than ~10 s) is asked again at once with half as many PRs (down to 1; then the normal bounded
+retries apply), and after :data:`GROW_AFTER` successful pages in a row the size doubles back towards
+``page_size``. Search cursors are offsets, so a page of another size continues where the last ended.
 
 ``added_asserts`` needs patches, which only REST gives (``GET /repos/{owner}/{repo}/pulls/{n}/files``,
 one request per 100 files per PR): they are fetched only with ``patches=True``, for PRs that touch
@@ -25,7 +30,8 @@ from pydantic import ValidationError
 from adapters.github import queries
 from adapters.github.mapping import is_test_path, to_pull_request
 from adapters.github.search import merged_search, split_window
-from adapters.github.transport import DEFAULT_BASE_URL, RequestCounter, RetryPolicy, counting_github, graphql
+from adapters.github.transport import (DEFAULT_BASE_URL, QueryTooHeavy, RequestCounter, RetryPolicy, counting_github,
+                                       graphql)
 from chatbot.errors import InputError, SourceError
 from chatbot.models import PullRequest
 from chatbot.ports import FetchResult
@@ -47,6 +53,10 @@ class FetchProgress:
 ProgressCallback = Callable[[FetchProgress], None]
 
 
+GROW_AFTER = 3
+"""Successful search pages in a row after which a shrunken page size doubles again."""
+
+
 class GitHubPullRequestSource:
     """Merged PRs from GitHub (implements :class:`chatbot.ports.PullRequestSource`), all HTTP through PyGithub.
 
@@ -54,7 +64,8 @@ class GitHubPullRequestSource:
         token: GitHub token (the caller reads ``GITHUB_TOKEN``); None for unauthenticated requests.
         base_url: REST base URL, ``https://api.github.com`` or ``https://HOST/api/v3`` (Enterprise);
             GraphQL goes to ``/graphql`` (``/api/graphql`` on Enterprise).
-        page_size: PRs per search page, 1-100 (25: GitHub cuts heavy queries at ~10 s).
+        page_size: PRs per search page at most, 1-100 (50; each PR is about 280 nodes, far under GitHub's
+            node limit; pages shrink by halves when GitHub times a page out, see the module doc).
         search_cap: results GitHub search returns at most per query (1,000); windows whose issue
             count reaches it are split (by day, then by halves).
         followup_batch: PR connections continued per follow-up request.
@@ -69,7 +80,7 @@ class GitHubPullRequestSource:
         token: str | None,
         *,
         base_url: str = DEFAULT_BASE_URL,
-        page_size: int = 25,
+        page_size: int = 50,
         search_cap: int = 1000,
         followup_batch: int = 10,
         patches: bool = False,
@@ -81,6 +92,8 @@ class GitHubPullRequestSource:
             raise InputError(f"page_size {page_size}: must be 1-100")
         self.base_url = base_url.rstrip("/")
         self.page_size = page_size
+        self._page = page_size  # the current adaptive page size (1..page_size)
+        self._streak = 0  # successful search pages in a row at the current size
         self.search_cap = search_cap
         self.followup_batch = max(1, followup_batch)
         self.patches = patches
@@ -102,9 +115,27 @@ class GitHubPullRequestSource:
         if self.progress is not None:
             self.progress(FetchProgress(pages, prs, matched, phase))
 
+    @property
+    def current_page_size(self) -> int:
+        """The adaptive search page size now in use (1..``page_size``)."""
+        return self._page
+
     def _search_page(self, q: str, after: str | None) -> dict[str, Any]:
-        data = graphql(self._requester, self.policy, queries.SEARCH_QUERY,
-                       {"q": q, "first": self.page_size, "after": after}, "POST /graphql (search)")
+        while True:
+            first = self._page
+            try:
+                data = graphql(self._requester, self.policy, queries.SEARCH_QUERY,
+                               {"q": q, "first": first, "after": after}, "POST /graphql (search)", heavy=first > 1)
+            except QueryTooHeavy as exc:
+                self._page = max(1, first // 2)
+                self._streak = 0
+                log.warning("GitHub %s with %d PRs a page: asking again with %d", exc, first, self._page)
+                continue
+            self._streak += 1
+            if self._streak >= GROW_AFTER and self._page < self.page_size:
+                self._page = min(self.page_size, self._page * 2)
+                self._streak = 0
+            break
         search = data.get("search")
         if not isinstance(search, dict):
             raise SourceError("GitHub answered the search without a result")

@@ -266,16 +266,40 @@ class RetryPolicy:
         raise AssertionError("unreachable")  # pragma: no cover
 
 
-def graphql(requester: Requester, policy: RetryPolicy, query: str, variables: dict[str, Any], what: str) -> dict[str, Any]:
+class QueryTooHeavy(Exception):
+    """A GraphQL request timed out or got HTTP 502/504: GitHub's answer to a query too heavy to finish
+    in its ~10 s budget. Raised only when the caller can make the query lighter (``graphql(heavy=True)``)."""
+
+
+HEAVY_STATUSES = (502, 504)
+"""HTTP statuses GitHub sends when a query ran out of time (with a client timeout: ``requests.Timeout``)."""
+
+
+def graphql(requester: Requester, policy: RetryPolicy, query: str, variables: dict[str, Any], what: str,
+            *, heavy: bool = False) -> dict[str, Any]:
     """One ``POST /graphql`` through PyGithub's requester, under ``policy``; returns the ``data`` object.
 
+    Args:
+        heavy: raise :class:`QueryTooHeavy` at once on a timeout or HTTP 502/504 instead of retrying the
+            same query (the caller asks for less, e.g. a smaller page).
+
     Raises:
+        QueryTooHeavy: only with ``heavy=True``, as above (the failed request is counted).
         RateLimitedError / SourcePermissionError / SourceError: as :meth:`RetryPolicy.call`; GraphQL
             errors (other than ``RATE_LIMITED``) become :class:`SourceError` naming the first message.
     """
     def send() -> dict[str, Any]:
-        headers, data = requester.requestJsonAndCheck("POST", requester.graphql_url,
-                                                      input={"query": query, "variables": variables})
+        try:
+            headers, data = requester.requestJsonAndCheck("POST", requester.graphql_url,
+                                                          input={"query": query, "variables": variables})
+        except GithubException as exc:
+            if heavy and exc.status in HEAVY_STATUSES:
+                raise QueryTooHeavy(f"{what}: HTTP {exc.status}") from None
+            raise
+        except requests.Timeout as exc:
+            if heavy:
+                raise QueryTooHeavy(f"{what}: {type(exc).__name__}") from None
+            raise
         errors = data.get("errors") if isinstance(data, dict) else None
         if errors:
             kinds = {e.get("type") for e in errors if isinstance(e, dict)}

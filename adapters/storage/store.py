@@ -10,7 +10,7 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from datetime import datetime
 from datetime import timedelta, timezone
@@ -299,6 +299,78 @@ class SqlStore:
         except ValidationError as exc:
             raise StoreError(f"database {self.url}: a stored PR of {repo} does not validate: {exc.errors()[0]['msg']}") from None
 
+    # -- history aggregates (indexed columns only; no PR body is read) ---------------------------
+
+    def any_merged_between(self, repo: str, start: datetime | None, end: datetime) -> bool:
+        """Whether any PR of ``repo`` merged in ``[start, end)`` is stored (``EXISTS`` on the
+        ``(repo, merged_at)`` index; ``start`` None means no lower bound).
+
+        Raises:
+            ValueError: a naive datetime.
+            StoreError: a database error.
+        """
+        _check_aware("end", end)
+        cond = [PullRequestRow.repo == repo, PullRequestRow.merged_at < end]
+        if start is not None:
+            _check_aware("start", start)
+            cond.append(PullRequestRow.merged_at >= start)
+        stmt = select(select(PullRequestRow.number).where(*cond).exists())
+        with self._errors("reading PRs"), self._engine.connect() as conn:
+            return bool(conn.execute(stmt).scalar())
+
+    def oldest_merged_at(self, repo: str) -> datetime | None:
+        """The oldest ``merged_at`` (aware UTC) stored for ``repo``; None when it has no PRs.
+
+        Raises:
+            StoreError: a database error.
+        """
+        with self._errors("reading PRs"), self._engine.connect() as conn:
+            return conn.execute(select(func.min(PullRequestRow.merged_at)).where(PullRequestRow.repo == repo)).scalar()
+
+    def authors_before(self, repo: str, before: datetime, logins: Iterable[str]) -> set[str]:
+        """The logins among ``logins`` with a stored PR of ``repo`` merged before ``before`` whose author
+        is not a bot (``author.is_bot`` false and no ``[bot]`` suffix, as the digest counts contributors).
+
+        Uses the ``(repo, author_login)`` index; reads one JSON flag per matching row, never a body.
+
+        Raises:
+            ValueError: ``before`` is naive.
+            StoreError: a database error.
+        """
+        _check_aware("before", before)
+        wanted = sorted({_no_nul(x) for x in logins if not x.endswith("[bot]")})
+        found: set[str] = set()
+        if not wanted:
+            return found
+        r = PullRequestRow
+        with self._errors("reading PRs"), self._engine.connect() as conn:
+            is_bot = r.data["author"]["is_bot"].as_boolean()
+            for i in range(0, len(wanted), _CHUNK):
+                stmt = (select(r.author_login).distinct()
+                        .where(r.repo == repo, r.author_login.in_(wanted[i:i + _CHUNK]), r.merged_at < before,
+                               (is_bot.is_(None)) | (is_bot.is_(False))))
+                found.update(conn.execute(stmt).scalars())
+        return found
+
+    def merged_times(self, repo: str, start: datetime | None, end: datetime | None = None) -> list[datetime]:
+        """The ``merged_at`` instants (aware UTC, ascending) of ``repo``'s PRs in ``[start, end)``
+        (either bound None: open), from the ``(repo, merged_at)`` index alone.
+
+        Raises:
+            ValueError: a naive datetime.
+            StoreError: a database error.
+        """
+        cond = [PullRequestRow.repo == repo]
+        if start is not None:
+            _check_aware("start", start)
+            cond.append(PullRequestRow.merged_at >= start)
+        if end is not None:
+            _check_aware("end", end)
+            cond.append(PullRequestRow.merged_at < end)
+        stmt = select(PullRequestRow.merged_at).where(*cond).order_by(PullRequestRow.merged_at)
+        with self._errors("reading PRs"), self._engine.connect() as conn:
+            return list(conn.execute(stmt).scalars())
+
     def week_fetch(self, repo: str, week: str, tz: str) -> WeekFetch | None:
         """The latest recorded fetch of ``week`` of ``repo`` in zone ``tz`` (by ``started_at``), if any.
 
@@ -319,14 +391,20 @@ class SqlStore:
         return WeekFetch(repo=r["repo"], week=r["week"], tz=r["tz"], started_at=r["started_at"],
                          finished_at=r["finished_at"], prs=r["prs"], requests=r["requests"])
 
-    def newest_merged_at(self, repo: str) -> datetime | None:
-        """The newest ``merged_at`` (aware UTC) stored for ``repo``; None when it has no PRs.
+    def newest_merged_at(self, repo: str, *, before: datetime | None = None) -> datetime | None:
+        """The newest ``merged_at`` (aware UTC) stored for ``repo`` (merged before ``before``, when
+        given); None when there is none.
 
         Raises:
+            ValueError: ``before`` is naive.
             StoreError: a database error.
         """
+        stmt = select(func.max(PullRequestRow.merged_at)).where(PullRequestRow.repo == repo)
+        if before is not None:
+            _check_aware("before", before)
+            stmt = stmt.where(PullRequestRow.merged_at < before)
         with self._errors("reading PRs"), self._engine.connect() as conn:
-            return conn.execute(select(func.max(PullRequestRow.merged_at)).where(PullRequestRow.repo == repo)).scalar()
+            return conn.execute(stmt).scalar()
 
     def count_prs(self, repo: str | None = None) -> int:
         """How many PRs are stored (of ``repo``, or of every repository).

@@ -39,8 +39,12 @@ class ReportProvider(Protocol):
         """A token that changes whenever the stored data of ``repo`` changes."""
         ...
 
-    def archive(self, repo: str, lang: str) -> bytes:
-        """The archive page (HTML) of ``repo``."""
+    def archive(self, repo: str, lang: str, before: str | None = None) -> bytes:
+        """The archive page (HTML) of ``repo``: the newest weeks, or those before the ISO week ``before``.
+
+        Raises:
+            chatbot.errors.InputError: ``before`` is not an ISO week.
+        """
         ...
 
     def render(self, repo: str, week: str, lang: str, fmt: str) -> bytes:
@@ -116,8 +120,15 @@ def create_app(provider: ReportProvider, *, default_lang: str = "en", cache_size
         if repo is None:
             return _text(404, "no such repository")
         lg = lang()
+        before = request.args.get("before") or None
+        if before is not None:
+            try:
+                before = str(IsoWeek.parse(before))
+            except InputError as exc:
+                return _text(400, exc.user_message)
         try:
-            body = cached((repo, "", lg, "archive", provider.version(repo)), lambda: provider.archive(repo, lg))
+            body = cached((repo, before or "", lg, "archive", provider.version(repo)),
+                          lambda: provider.archive(repo, lg, before))
         except PrhubError as exc:
             return _text(503, exc.user_message)
         return Response(body, mimetype=MIMETYPES["html"])

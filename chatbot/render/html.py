@@ -268,11 +268,12 @@ class ArchiveWeek:
     label: str
 
 
-def render_archive_html(repo: str, weeks: Sequence[ArchiveWeek], *, lang: str = "en") -> str:
+def render_archive_html(repo: str, weeks: Sequence[ArchiveWeek], *, lang: str = "en", older: str | None = None) -> str:
     """The archive page of ``repo``: one row per week (in the order given, newest first by convention),
-    each linking to ``{week}.html`` and its Markdown, PDF and JSON siblings (relative links)."""
+    each linking to ``{week}.html`` and its Markdown, PDF and JSON siblings (relative links); with
+    ``older`` (an ISO week), a last link to the page of the weeks before it (``./?before=WEEK``)."""
     return _env().get_template("archive.html.j2").render(
-        repo=repo, weeks=list(weeks), h=_Html(lang), html_lang=_lang_attr(lang), lang=lang,
+        repo=repo, weeks=list(weeks), h=_Html(lang), html_lang=_lang_attr(lang), lang=lang, older=older,
     )
 
 

@@ -315,6 +315,8 @@ class FakeGitHub(LoopbackServer):
     faults: list[Fault] = field(default_factory=list)
     log: list[tuple[str, str, int]] = field(default_factory=list)
     """Every request: (method, path with query, status)."""
+    bodies: list[str] = field(default_factory=list)
+    """The body of every request, in :attr:`log` order (decoded UTF-8)."""
 
     def __post_init__(self) -> None:
         self._lock = threading.Lock()
@@ -349,6 +351,7 @@ class FakeGitHub(LoopbackServer):
         """Forget the request log (and thus the count)."""
         with self._lock:
             self.log.clear()
+            self.bodies.clear()
 
     def fail(self, status: int, *, at: int | None = None, times: int = 1, headers: dict[str, str] | None = None,
              message: str = "", body: dict[str, Any] | None = None) -> None:
@@ -366,6 +369,7 @@ class FakeGitHub(LoopbackServer):
             number = len(self.log) + 1
             fault = next((f for f in self.faults if f.at <= number < f.at + f.times), None)
             self.log.append((method, raw_path, 0))
+            self.bodies.append(body.decode("utf-8", "replace"))
         if fault is not None:
             status, out_headers, payload = fault.status, fault.headers, fault.body
         else:

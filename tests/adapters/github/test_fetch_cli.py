@@ -61,11 +61,11 @@ def test_cli_fetch_then_final_digest_makes_no_request(fake, tmp_path):
     db = f"sqlite:///{tmp_path / 'prhub.db'}"
     r = prhub(fake, "fetch", "--repo", VLLM_REPO, "--from", "2026-W19", "--to", "2026-W20", "--db", db)
     assert r.returncode == 0, r.stderr
-    assert f"{VLLM_REPO} 2026-W20: 217 PRs, {math.ceil(217 / 25)} requests" in r.stdout
+    assert f"{VLLM_REPO} 2026-W20: 217 PRs, {math.ceil(217 / 50)} requests" in r.stdout
     assert "prhub: fetch vllm-project/vllm 2026-W20: search page 1" in r.stderr  # plain lines off a TTY
     assert TOKEN not in r.stdout + r.stderr
     first = fake.requests
-    assert first == math.ceil(199 / 25) + math.ceil(217 / 25)
+    assert first == math.ceil(199 / 50) + math.ceil(217 / 50)
     # the weeks ended long before this fetch began: final, so the digest makes 0 requests
     d = prhub(fake, "digest", "--repo", VLLM_REPO, "--week", "2026-W20", "--source", "github", "--db", db, "--format", "json")
     assert d.returncode == 0, d.stderr
@@ -79,9 +79,9 @@ def test_cli_fetch_then_final_digest_makes_no_request(fake, tmp_path):
     assert gh["total_prs"] == 217
     # --refresh fetches again
     again = prhub(fake, "fetch", "--repo", VLLM_REPO, "--from", "2026-W20", "--db", db, "--refresh")
-    assert again.returncode == 0 and fake.requests == first + math.ceil(217 / 25)
+    assert again.returncode == 0 and fake.requests == first + math.ceil(217 / 50)
     cached = prhub(fake, "fetch", "--repo", VLLM_REPO, "--from", "2026-W20", "--db", db)
-    assert "0 requests (final: read from the store)" in cached.stdout and fake.requests == first + math.ceil(217 / 25)
+    assert "0 requests (final: read from the store)" in cached.stdout and fake.requests == first + math.ceil(217 / 50)
 
 
 def test_cli_rate_limit_is_one_line_with_the_reset_time(fake, tmp_path):
@@ -109,4 +109,4 @@ def test_benchmark_prints_three_lines():
     *_, naive, prs, per_week = r.stdout.strip().splitlines()
     k, m, n = int(naive.split(": ")[1]), int(prs.split(": ")[1]), int(per_week.split(": ")[1])
     assert naive.startswith("naive_requests: ") and prs.startswith("prs: ") and per_week.startswith("requests_per_week: ")
-    assert m == 217 and n <= math.ceil(m / 25) + 5 and k >= 4 * m
+    assert m == 217 and n <= math.ceil(m / 50) + 5 and k >= 4 * m

@@ -112,13 +112,40 @@ def test_the_fake_rejects_what_github_rejects(fake, make_source):
 # ------------------------------------------------------------------------------------- cost
 
 
-def test_w20_costs_one_request_per_25_prs(fake, make_source):
+def test_w20_costs_one_request_per_50_prs(fake, make_source):
     repo = vllm()
     result = make_source().merged_between(repo, *W20)
     n = len(result.prs)
     assert n == 217
-    assert result.requests == fake.requests == math.ceil(n / 25) == 9  # BR-16c: no request per PR
-    assert result.requests <= math.ceil(217 / 25) + 5 == 14
+    assert result.requests == fake.requests == math.ceil(n / 50) == 5  # BR-16c: no request per PR
+    assert result.requests <= 6  # issue 13's target for a 217-PR week
+    assert [first for first in _page_sizes(fake)] == [50] * 5
+
+
+def _page_sizes(fake):
+    import json
+
+    return [json.loads(body)["variables"]["first"] for body in fake.bodies if "PrhubMergedPulls" in body]
+
+
+def test_heavy_pages_halve_then_grow_back(fake, make_source, sleeps):
+    repo = vllm()
+    fake.fail(502, at=1, times=2, message="We couldn't respond to your request in time.")
+    source = make_source()
+    result = source.merged_between(repo, *W20)
+    assert len(result.prs) == 217 and sleeps == []  # asked again at once, smaller, without a backoff
+    sizes = _page_sizes(fake)
+    # 50 and 25 time out; 12 a page until three pages in a row succeed, then 24, then 48, then back at 50
+    assert sizes == [50, 25, 12, 12, 12, 24, 24, 24, 48, 48, 48]
+    assert result.requests == len(sizes) == fake.requests and source.current_page_size == 50
+
+
+def test_a_timeout_at_one_pr_a_page_falls_back_to_bounded_retries(fake, make_source, sleeps):
+    fake.fail(504, at=1, times=100, message="timeout")
+    with pytest.raises(SourceError, match="gave up after bounded retries"):
+        make_source(page_size=4).merged_between(EXAMPLE_REPO, *W20)
+    # 4, 2 and 1 PRs a page, then the policy's five attempts at one PR a page
+    assert _page_sizes(fake) == [4, 2, 1, 1, 1, 1, 1] and sleeps == [1.0, 2.0, 4.0, 8.0]
 
 
 def test_w18_150_file_pr_costs_one_follow_up_page(fake, make_source):
@@ -127,7 +154,7 @@ def test_w18_150_file_pr_costs_one_follow_up_page(fake, make_source):
     result = make_source().merged_between(repo, start, start + timedelta(days=7))
     big = next(p for p in result.prs if p.number == 40860)
     assert len(big.files) == big.changed_files == 150
-    assert result.requests == math.ceil(len(result.prs) / 25) + 1
+    assert result.requests == math.ceil(len(result.prs) / 50) + 1
 
 
 # ------------------------------------------------------------------------------------- BR-14
@@ -139,7 +166,7 @@ def test_br14_six_weeks_over_the_cap_return_1159_unique_prs(fake, make_source):
     nums = [p.number for p in result.prs]
     assert len(nums) == len(set(nums)) == 1159
     assert result.complete and result.matched == 1159
-    assert result.requests <= math.ceil(1159 / 25) + 5
+    assert result.requests <= math.ceil(1159 / 50) + 5
     first = fake.log[0]
     assert first[2] == 200  # the over-cap probe answered; the source split instead of reporting 1,000
 
@@ -213,7 +240,7 @@ def test_br15c_permission_error_fails_fast_without_retry(fake, make_source, slee
 
 
 def test_5xx_retried_with_bounded_backoff(fake, make_source, sleeps):
-    fake.fail(502, at=1, times=2, message="Server Error")
+    fake.fail(500, at=1, times=2, message="Server Error")
     result = make_source().merged_between(EXAMPLE_REPO, *W20)
     assert sleeps == [1.0, 2.0] and len(result.prs) > 40
     fake.reset_log()
@@ -250,5 +277,5 @@ def test_br16c_listing_costs_pages_not_prs(fake, make_source):
     n = len(result.prs)
     # search pages + follow-ups only for the PRs over a first page: #2002 (3,000 files: 29 more
     # pages), #2006 (145 files: 1) and #2005 (60 threads: batched with #2006's files)
-    assert result.requests == math.ceil(n / 25) + 29
+    assert result.requests == math.ceil(n / 50) + 29
     assert all(method == "POST" for method, _, _ in fake.log)

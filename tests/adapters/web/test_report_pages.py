@@ -11,24 +11,18 @@ from werkzeug.serving import make_server
 from adapters.web import create_app
 from chatbot.i18n import tr
 from chatbot.render.html import SECTION_IDS
-from prhub.report import StoreReports
+from prhub.report import PrList, StoreReports
 from tests.conftest import ROOT, week_prs
 
 CHROMIUM = "/usr/bin/chromium"
 ARTIFACTS = ROOT / "artifacts"
 
 
-class MemoryStore:
-    """The two store methods the report pages use, over real PRs in memory."""
+class MemoryStore(PrList):
+    """The store methods the report pages use, over real PRs in memory (one repository)."""
 
-    def __init__(self, prs):
-        self.prs = prs
-
-    def merged_between(self, repo, start, end):
-        return sorted((p for p in self.prs if start <= p.merged_at < end), key=lambda p: p.number)
-
-    def newest_merged_at(self, repo):
-        return max(p.merged_at for p in self.prs) if repo == "vllm-project/vllm" else None
+    def newest_merged_at(self, repo, *, before=None):
+        return super().newest_merged_at(repo, before=before) if repo == "vllm-project/vllm" else None
 
 
 @pytest.fixture(scope="module")

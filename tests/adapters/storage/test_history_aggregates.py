@@ -1,0 +1,114 @@
+"""The store's history aggregates (issue 13) against SQLite and PostgreSQL: the same answers as the
+in-memory :class:`prhub.report.PrList`, from indexed columns, and history/trends/archive built from
+them equal to what whole-PR loading gave."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta, timezone
+
+import pytest
+from sqlalchemy import event
+
+from chatbot.digest import build_digest
+from chatbot.models import Author, PullRequest
+from chatbot.rules import shipped_rules
+from chatbot.weeks import IsoWeek
+from prhub.report import PrList, StoreReports, build_report, history_for, week_digest
+from tests.adapters.storage.test_sql_store import REPO, WEEKS, six_weeks, utc_window
+
+UTC = timezone.utc
+T0 = datetime(2026, 5, 12, 8, 0, tzinfo=UTC)
+
+
+def pr(number: int, login: str | None, when: datetime, *, is_bot: bool = False) -> PullRequest:
+    author = Author(login=login, is_bot=is_bot) if login is not None else None
+    return PullRequest(number=number, title=f"t{number}", merged_at=when, author=author, body="x" * 50)
+
+
+SMALL = [pr(1, "alice", T0 - timedelta(days=30)), pr(2, "renovate", T0 - timedelta(days=20), is_bot=True),
+         pr(3, "dependabot[bot]", T0 - timedelta(days=10)), pr(4, None, T0 - timedelta(days=5)),
+         pr(5, "bob", T0), pr(6, "alice", T0 + timedelta(hours=1))]
+
+
+@pytest.mark.parametrize("lookup", ["store", "list"])
+def test_aggregates_answer_like_the_prs_say(store, lookup):
+    store.upsert_prs(REPO, SMALL)
+    src = store if lookup == "store" else PrList(SMALL)
+    logins = ["alice", "bob", "renovate", "dependabot[bot]", "nobody"]
+    assert src.authors_before(REPO, T0, logins) == {"alice"}  # bots (flag or [bot] suffix) never count
+    assert src.authors_before(REPO, T0 + timedelta(hours=1), logins) == {"alice", "bob"}
+    assert src.authors_before(REPO, T0 - timedelta(days=30), logins) == set()  # half-open: strictly before
+    assert src.oldest_merged_at(REPO) == T0 - timedelta(days=30)
+    assert src.newest_merged_at(REPO) == T0 + timedelta(hours=1)
+    assert src.newest_merged_at(REPO, before=T0) == T0 - timedelta(days=5)
+    assert src.newest_merged_at(REPO, before=T0 - timedelta(days=30)) is None
+    assert src.any_merged_between(REPO, T0, T0 + timedelta(seconds=1))
+    assert not src.any_merged_between(REPO, T0 + timedelta(seconds=1), T0 + timedelta(hours=1))
+    assert src.any_merged_between(REPO, None, T0 - timedelta(days=29))
+    assert not src.any_merged_between(REPO, None, T0 - timedelta(days=30))
+    assert src.merged_times(REPO, T0 - timedelta(days=10), T0 + timedelta(hours=1)) == [
+        T0 - timedelta(days=10), T0 - timedelta(days=5), T0]
+    assert src.merged_times(REPO, T0, None) == [T0, T0 + timedelta(hours=1)]
+
+
+def test_other_repositories_do_not_leak(store):
+    store.upsert_prs(REPO, SMALL)
+    assert store.oldest_merged_at("o/other") is None and store.newest_merged_at("o/other") is None
+    assert store.authors_before("o/other", T0 + timedelta(days=1), ["alice"]) == set()
+    assert not store.any_merged_between("o/other", None, T0 + timedelta(days=1))
+    assert store.merged_times("o/other", None) == []
+
+
+def _statements(store):
+    seen: list[str] = []
+    event.listen(store.engine, "before_cursor_execute", lambda *a: seen.append(a[2]))
+    return seen
+
+
+def test_report_history_reads_no_pr_body_outside_its_window(store):
+    """The W20 report over six stored weeks equals the one from PRs in memory, and the only
+    statements reading whole PRs (``data``) are bounded by ``merged_at >=`` and ``<``."""
+    prs = six_weeks()
+    store.upsert_prs(REPO, prs)
+    rules = shipped_rules("vllm")
+    d = week_digest(store, REPO, IsoWeek.parse("2026-W20"), "UTC", rules, "en")
+    seen = _statements(store)
+    from_store = build_report(d, store, rules, charts=False)
+    from_list = build_report(d, PrList(prs), rules, charts=False)
+    assert from_store.history == from_list.history and from_store.trends == from_list.trends
+    h = from_store.history
+    assert h.previous is not None and h.previous.week == "2026-W19" and h.history_start == "2026-W15"
+    assert h.history_weeks == 5 and h.new_contributors  # real new authors of W20 after five weeks
+    whole = [s for s in seen if s.startswith("SELECT pull_requests.data")]
+    assert whole and all(">=" in s and "<" in s for s in whole)
+
+
+def test_history_equals_the_whole_history_definition(store):
+    """Against the pre-aggregate definition (every earlier PR loaded): new contributors of W20."""
+    prs = six_weeks()
+    store.upsert_prs(REPO, prs)
+    rules = shipped_rules("vllm")
+    week = IsoWeek.parse("2026-W20")
+    start, _ = utc_window("2026-W20")
+    d = build_digest(store.merged_between(REPO, start - timedelta(days=7), start + timedelta(days=7)), repo=REPO,
+                     week=week, rules=rules)
+    earlier = [p for p in prs if p.merged_at < start]
+    humans = {p.author.login for p in earlier if p.author and not p.author.is_bot and not p.author.login.endswith("[bot]")}
+    expected = [c.login for c in d.contributors if c.login not in humans]
+    assert [n.login for n in history_for(store, d, rules).new_contributors] == expected and expected
+
+
+def test_archive_pages_hold_104_weeks_and_link_older(store):
+    weeks = 110
+    base = datetime(2024, 1, 3, 12, tzinfo=UTC)  # a Wednesday of 2024-W01
+    store.upsert_prs(REPO, [pr(i + 1, "alice", base + timedelta(weeks=i)) for i in range(weeks)])
+    reports = StoreReports(store)
+    rows, older = reports.weeks(REPO)
+    assert len(rows) == 104 and rows[0].week == str(IsoWeek.containing(base + timedelta(weeks=109), UTC))
+    assert older == rows[-1].week == "2024-W07"
+    rest, none = reports.weeks(REPO, before=older)
+    assert [r.week for r in rest] == [f"2024-W0{n}" for n in range(6, 0, -1)] and none is None
+    page = reports.archive(REPO, "en").decode()
+    assert 'href="./?lang=en&amp;before=2024-W07">Older weeks</a>' in page
+    assert "Older weeks" not in reports.archive(REPO, "en", before=older).decode()
+    assert reports.weeks(REPO, before="2024-W01") == ([], None)
