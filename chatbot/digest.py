@@ -11,7 +11,7 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 from datetime import datetime
 
-from chatbot.analysis import RISK_ORDER, PRAnalysis, analyze_prs
+from chatbot.analysis import PRAnalysis, analyze_prs
 from chatbot.errors import InputError
 from chatbot.i18n import lines_text, tr
 from chatbot.models import (
@@ -25,6 +25,7 @@ from chatbot.models import (
     RiskItem,
     Theme,
 )
+from chatbot.risks import RISKS, RiskRegistry
 from chatbot.rules import OTHER_MODULE, Rules
 from chatbot.weeks import IsoWeek, load_zone
 
@@ -76,7 +77,7 @@ def _analyzed(a: PRAnalysis, reverted_by: int | None, lang: str, rules: Rules) -
         modules=a.modules,
         primary_module=a.primary_module,
         risk_tags=a.risk_tags,
-        risk_reasons=a.risk_reasons,
+        risk_reasons=a.reasons(lang),
         reverted_by=reverted_by,
         additions=pr.additions,
         deletions=pr.deletions,
@@ -145,20 +146,17 @@ def _themes(
     return themes
 
 
-def _risk_items(prs: Sequence[AnalyzedPR], analyses: dict[int, PRAnalysis], rules: Rules, lang: str) -> list[RiskItem]:
+def _risk_items(prs: Sequence[AnalyzedPR], analyses: dict[int, PRAnalysis], rules: Rules, lang: str,
+                risks: RiskRegistry) -> list[RiskItem]:
+    """One observation per risk rule with tagged PRs, in registry order (see :class:`RiskRule`)."""
     items: list[RiskItem] = []
-    compiled = rules.compiled
-    path_filter = {
-        "core-path-change": compiled.core,
-        "dependency-change": compiled.dependency,
-        "security-sensitive": compiled.security,
-    }
-    for tag in RISK_ORDER:
+    for rule in risks:
+        tag = rule.tag
         tagged = sorted((p for p in prs if tag in p.risk_tags), key=_rank_key)
         if not tagged:
             continue
         top = tagged[0]
-        matcher = path_filter.get(tag)
+        matcher = rule.group_paths(rules.compiled) if rule.group_paths is not None else None
         detail: str
         if matcher is not None and len(tagged) > 1:
             counter: Counter[str] = Counter()
@@ -180,7 +178,7 @@ def _risk_items(prs: Sequence[AnalyzedPR], analyses: dict[int, PRAnalysis], rule
         else:
             detail = tr(lang, "risk_detail", n=len(tagged), reason_head=tr(lang, f"risk.{tag}"), top=top.number,
                         reason=top.risk_reasons[tag])
-        if tag in ("revert", "follow-up-fix", "missing-tests", "large-change", "tests-removed") or "/" not in detail:
+        if rule.cite_largest_file or "/" not in detail:
             # Name a path and its line counts for every item (the PR's largest file).
             biggest = max(analyses[top.number].pr.files, key=lambda f: (f.lines, f.path), default=None)
             if biggest is not None and biggest.path not in detail:
@@ -251,6 +249,7 @@ def build_digest(
     lang: str = "en",
     skipped_records: int = 0,
     generated_at: datetime | None = None,
+    risks: RiskRegistry = RISKS,
 ) -> Digest:
     """Build the digest of ``repo`` for ``week`` (half-open window in IANA zone ``tz``).
 
@@ -268,7 +267,7 @@ def build_digest(
     ustart, uend = week.utc_window(zone)
     context = dedupe(prs)
     week_prs = [p for p in context.values() if ustart <= p.merged_at < uend]
-    analyses, graph = analyze_prs(week_prs, context, rules.compiled, lang, start)
+    analyses, graph = analyze_prs(week_prs, context, rules.compiled, start, risks)
     by_a = {a.pr.number: a for a in analyses}
     analyzed = [_analyzed(a, graph.reverted_by.get(a.pr.number), lang, rules) for a in analyses]
     by_num = {p.number: p for p in analyzed}
@@ -309,9 +308,9 @@ def build_digest(
     ai = sum(1 for p in week_prs if compiled.ai_coauthor and any(compiled.ai_coauthor.search(c) for c in p.co_authors))
     bot = sum(1 for p in week_prs if compiled.bot_coauthor and any(compiled.bot_coauthor.search(c) for c in p.co_authors))
 
-    risks = _risk_items(analyzed, by_a, rules, lang)
+    risk_items = _risk_items(analyzed, by_a, rules, lang, risks)
     themes = _themes(analyses, key, eligible, rules, lang)
-    recs = _recommendations(risks, by_num, stats, themes, rules, lang)
+    recs = _recommendations(risk_items, by_num, stats, themes, rules, lang)
     module_ids = {m for p in analyzed for m in p.modules}
     return Digest(
         repo=repo,
@@ -330,7 +329,7 @@ def build_digest(
         module_stats=tuple(stats),
         prs=tuple(analyzed),
         key_prs=tuple(key),
-        risks=tuple(risks),
+        risks=tuple(risk_items),
         contributors=contributors,
         hot_files=_top_paths(hot_files, rules.thresholds.hot_paths),
         hot_dirs=_top_paths(hot_dirs, rules.thresholds.hot_paths),

@@ -10,6 +10,7 @@ format. A key missing from a language falls back to English.
 from __future__ import annotations
 
 from importlib import resources
+from collections.abc import Mapping
 from typing import Any
 
 from chatbot.yamlfile import load_yaml
@@ -62,3 +63,21 @@ def catalog_keys(lang: str) -> set[str]:
 def lines_text(additions: int, deletions: int) -> str:
     """``+1,234/-56``: added and deleted line counts, ASCII signs, thousands separators."""
     return f"+{additions:,}/-{deletions:,}"
+
+
+def add_texts(texts: Mapping[str, Mapping[str, str]]) -> None:
+    """Add catalog entries a plug-in brings (a risk rule's ``texts``): ``{lang: {key: template}}``.
+
+    A key the catalog already holds must keep its text (registering the same rule twice is fine).
+
+    Raises:
+        ValueError: a key would change an existing entry, or ``lang`` has no catalog file.
+    """
+    for lang, entries in texts.items():
+        if lang not in _CATALOGS:
+            raise ValueError(f"no catalog for language {lang!r}: add chatbot/catalogs/{lang}.yaml")
+        cat = _CATALOGS[lang]
+        for key, text in entries.items():
+            if cat.get(key, text) != text:
+                raise ValueError(f"catalog key {key!r} ({lang}) is already defined with another text")
+            cat[key] = text

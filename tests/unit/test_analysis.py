@@ -25,7 +25,7 @@ def pr(number, title="Change", files=(), hours=1, body="", **kw):
 
 def analyze(*prs, context=()):
     ctx = {p.number: p for p in (*context, *prs)}
-    out, graph = analyze_prs(list(prs), ctx, RULES, "en", T0)
+    out, graph = analyze_prs(list(prs), ctx, RULES, T0)
     return {a.pr.number: a for a in out}, graph
 
 
@@ -69,7 +69,7 @@ def test_modules_from_paths_only_with_other_and_primary():
 
 def test_core_path_and_missing_tests_reasons_name_path_and_lines():
     a, _ = analyze(pr(1, "x", [("vllm/v1/worker/gpu_model_runner.py", 25, 10)]))
-    reasons = a[1].risk_reasons
+    reasons = a[1].reasons("en")
     assert a[1].risk_tags == ("core-path-change", "missing-tests")
     assert reasons["core-path-change"] == "core path vllm/v1/worker/gpu_model_runner.py (+25/-10)"
     assert "vllm/v1/worker/gpu_model_runner.py (+25/-10)" in reasons["missing-tests"]
@@ -99,12 +99,12 @@ def test_tests_removed_large_dependency_security():
         pr(5, "Add TLS certificate checks", [("vllm/x.py", 1, 1)]),
         pr(6, "x", [("vllm/entrypoints/auth_middleware.py", 3, 1)]),
     )
-    assert a[1].risk_reasons["tests-removed"] == "test file tests/test_a.py emptied (+0/-5)"
-    assert "net -51" in a[2].risk_reasons["tests-removed"]
-    assert a[3].risk_reasons["large-change"].startswith("31 files, +31/-0 lines")
-    assert a[4].risk_reasons["dependency-change"] == "dependency file requirements/cuda.txt (+1/-1)"
-    assert a[5].risk_reasons["security-sensitive"] == "security keyword \u201cTLS\u201d in the title"
-    assert "auth_middleware.py (+3/-1)" in a[6].risk_reasons["security-sensitive"]
+    assert a[1].reasons("en")["tests-removed"] == "test file tests/test_a.py emptied (+0/-5)"
+    assert "net -51" in a[2].reasons("en")["tests-removed"]
+    assert a[3].reasons("en")["large-change"].startswith("31 files, +31/-0 lines")
+    assert a[4].reasons("en")["dependency-change"] == "dependency file requirements/cuda.txt (+1/-1)"
+    assert a[5].reasons("en")["security-sensitive"] == "security keyword \u201cTLS\u201d in the title"
+    assert "auth_middleware.py (+3/-1)" in a[6].reasons("en")["security-sensitive"]
 
 
 def test_truncated_file_list_is_a_large_change():
@@ -112,7 +112,7 @@ def test_truncated_file_list_is_a_large_change():
     files = tuple(FileChange(path=f"docs/f{i}.md", additions=1, deletions=0) for i in range(3000))
     big = PullRequest(number=2002, title="big", merged_at=T0, files=files, additions=3000, changed_files=3500)
     a, _ = analyze(big)
-    assert "file list truncated (3,500 changed, 3,000 analysed)" in a[2002].risk_reasons["large-change"]
+    assert "file list truncated (3,500 changed, 3,000 analysed)" in a[2002].reasons("en")["large-change"]
 
 
 def test_missing_file_list_is_not_a_truncated_one():
@@ -135,16 +135,16 @@ def test_reverted_in_the_same_week_and_relands():
     rev = pr(11, 'Revert "[Core] Replace things"', [("vllm/v1/core/a.py", 10, 100)], hours=5)
     a, graph = analyze(orig, rev)
     assert graph.reverted_by == {10: 11}
-    assert a[11].risk_reasons["revert"] == "reverts \u201c[Core] Replace things\u201d"
+    assert a[11].reasons("en")["revert"] == "reverts \u201c[Core] Replace things\u201d"
     reland = pr(12, 'Revert "Revert "[Core] Replace things""', [("vllm/v1/core/a.py", 100, 10)], hours=9)
     a, graph = analyze(orig, rev, reland)
     assert graph.reverted_by == {11: 12}  # the original is re-landed, the revert is reverted
-    assert a[12].risk_reasons["revert"] == "re-lands \u201c[Core] Replace things\u201d"
+    assert a[12].reasons("en")["revert"] == "re-lands \u201c[Core] Replace things\u201d"
 
 
 def test_revert_of_a_pr_outside_the_input_names_the_number():
     a, graph = analyze(pr(42434, 'Revert "[Core] Replace routing replay" (#39917)', [("vllm/x.py", 1, 1)]))
-    assert a[42434].risk_reasons["revert"] == "reverts #39917"
+    assert a[42434].reasons("en")["revert"] == "reverts #39917"
     assert graph.reverted_by == {}
 
 
@@ -155,7 +155,7 @@ def test_follow_up_fix_needs_a_recent_cited_pr():
     fix_old = pr(102, "[Bugfix] Fix bug from #50", [("vllm/a.py", 1, 1)], hours=3)
     not_bug = pr(103, "[Misc] follow up to #100", [("vllm/a.py", 1, 1)], hours=3)
     a, _ = analyze(fix, fix_old, not_bug, context=(earlier, old))
-    assert a[101].risk_reasons["follow-up-fix"] == "fixes #100, merged 05-09"
+    assert a[101].reasons("en")["follow-up-fix"] == "fixes #100, merged 05-09"
     assert "follow-up-fix" not in a[102].risk_tags
     assert "follow-up-fix" not in a[103].risk_tags
 

@@ -8,7 +8,8 @@ from pydantic import ValidationError
 from adapters.github.mapping import added_asserts, co_authors, is_test_path, to_pull_request
 from adapters.github.queries import SEARCH_QUERY, FollowUp, followup_query
 from adapters.github.search import merged_range, merged_search, split_window
-from chatbot.analysis import review_risks
+from chatbot.analysis import analyze_prs
+from chatbot.rules import shipped_rules
 
 UTC = timezone.utc
 
@@ -65,9 +66,15 @@ def test_full_node_maps_every_field():
     assert pr.added_asserts == ()
 
 
+def review_risks(pr):
+    """The PR's risk tags under the vLLM rules (alone in its week)."""
+    (a,), _ = analyze_prs([pr], {pr.number: pr}, shipped_rules("vllm").compiled, pr.merged_at)
+    return a.risk_tags
+
+
 def test_review_data_lights_review_risks():
     pr = to_pull_request(node(reviews={"nodes": [{"state": "APPROVED", "author": {"__typename": "Bot", "login": "x"}}]}))
-    risks = review_risks(pr, "en")
+    risks = review_risks(pr)
     assert "no-human-approval" in risks and "bot-review-flag" in risks and "review-open" not in risks
 
 
@@ -100,7 +107,7 @@ def test_co_authors_and_asserts():
     ]
     assert added_asserts(files) == ("vllm/a.py",)
     pr = to_pull_request(node(), patch_files=files)
-    assert pr.added_asserts == ("vllm/a.py",) and "assert-runtime-check" in review_risks(pr, "en")
+    assert pr.added_asserts == ("vllm/a.py",) and "assert-runtime-check" in review_risks(pr)
 
 
 def test_search_uses_explicit_utc_instants_for_the_half_open_window():

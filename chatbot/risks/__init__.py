@@ -1,0 +1,73 @@
+"""The risk-rule registry: every risk tag prhub knows, in the order observations are listed (most
+actionable first). Adding a rule is one module under ``chatbot/risks`` plus one line here (see
+docs/architecture.md); a test builds its own :class:`RiskRegistry` the same way.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from chatbot.i18n import add_texts
+from chatbot.risks import (
+    assert_runtime_check,
+    bot_review_flag,
+    core_path_change,
+    dependency_change,
+    follow_up_fix,
+    large_change,
+    missing_tests,
+    no_human_approval,
+    review_open,
+    revert,
+    security_sensitive,
+    tests_removed,
+)
+from chatbot.risks.base import RiskContext, RiskFinding, RiskRule
+
+
+class RiskRegistry:
+    """Risk rules in listing order; registers the catalog entries rules bring (``RiskRule.texts``).
+
+    Raises:
+        ValueError: two rules share a tag, or a rule's text contradicts the catalogs.
+    """
+
+    def __init__(self, *rules: RiskRule) -> None:
+        tags = [r.tag for r in rules]
+        if len(set(tags)) != len(tags):
+            raise ValueError(f"risk tags given twice: {sorted(t for t in set(tags) if tags.count(t) > 1)}")
+        self.rules = rules
+        self.by_tag = {r.tag: r for r in rules}
+        self.order: tuple[str, ...] = tuple(tags)
+        for r in rules:
+            add_texts(r.texts)
+
+    def __iter__(self) -> Iterator[RiskRule]:
+        return iter(self.rules)
+
+    def findings(self, ctx: RiskContext) -> tuple[RiskFinding, ...]:
+        """Every rule's finding for one PR, in registry order."""
+        return tuple(f for f in (r.check(ctx) for r in self.rules) if f is not None)
+
+    def with_rule(self, rule: RiskRule) -> RiskRegistry:
+        """This registry plus ``rule`` (listed last)."""
+        return RiskRegistry(*self.rules, rule)
+
+
+RISKS = RiskRegistry(
+    revert.RULE,
+    security_sensitive.RULE,
+    review_open.RULE,
+    bot_review_flag.RULE,
+    assert_runtime_check.RULE,
+    no_human_approval.RULE,
+    core_path_change.RULE,
+    tests_removed.RULE,
+    missing_tests.RULE,
+    follow_up_fix.RULE,
+    dependency_change.RULE,
+    large_change.RULE,
+)
+"""The shipped risk rules."""
+
+__all__ = ["RISKS", "RiskContext", "RiskFinding", "RiskRegistry", "RiskRule"]

@@ -1,0 +1,32 @@
+"""``large-change``: more files than ``thresholds.large_change_files`` or more lines than
+``thresholds.large_change_lines``, or a truncated file list (GitHub lists fewer files than changed)."""
+
+from __future__ import annotations
+
+from chatbot.i18n import lines_text
+from chatbot.phrases import Phrase, phrase
+from chatbot.risks.base import RiskContext, RiskFinding, RiskRule, file_lines, largest
+
+
+def check(ctx: RiskContext) -> RiskFinding | None:
+    """File and line totals with the largest file; the truncation when the list is cut."""
+    pr, th = ctx.pr, ctx.rules.rules.thresholds
+    files = pr.files
+    n_files = max(pr.changed_files, len(files))
+    n_lines = max(pr.additions + pr.deletions, sum(f.lines for f in files))
+    truncated = pr.changed_files > len(files) > 0  # no file list at all is unknown, not truncated
+    if not (n_files > th.large_change_files or n_lines > th.large_change_lines or truncated):
+        return None
+    top = largest(files)
+    parts: list[Phrase] = []
+    if top is not None:
+        parts.append(phrase("reason.large", files=f"{n_files:,}", lines=lines_text(pr.additions, pr.deletions),
+                            path=top.path, flines=file_lines(top)))
+    if truncated:
+        parts.append(phrase("reason.truncated", changed=f"{pr.changed_files:,}", listed=f"{len(files):,}"))
+    reason = parts[0] if len(parts) == 1 else phrase("reason.both", first=parts[0], second=parts[1])
+    return RiskFinding(tag=RULE.tag, reason=reason, path=top.path if top else None,
+                       additions=top.additions if top else 0, deletions=top.deletions if top else 0)
+
+
+RULE = RiskRule(tag="large-change", check=check, cite_largest_file=True)

@@ -1,0 +1,24 @@
+"""``missing-tests``: at least ``thresholds.missing_tests_min_lines`` changed lines in
+``source_paths`` outside ``test_paths``, and no test path changed."""
+
+from __future__ import annotations
+
+from chatbot.i18n import lines_text
+from chatbot.phrases import phrase
+from chatbot.risks.base import RiskContext, RiskFinding, RiskRule, file_lines, largest
+
+
+def check(ctx: RiskContext) -> RiskFinding | None:
+    """Source lines and the largest source file, when no test changed."""
+    src_lines = sum(f.lines for f in ctx.source)
+    if ctx.tests or src_lines < ctx.rules.rules.thresholds.missing_tests_min_lines:
+        return None
+    top = largest(ctx.source)
+    assert top is not None
+    reason = phrase("reason.missing_tests", lines=lines_text(sum(f.additions for f in ctx.source),
+                                                             sum(f.deletions for f in ctx.source)),
+                    path=top.path, flines=file_lines(top))
+    return RiskFinding(tag=RULE.tag, reason=reason, path=top.path, additions=top.additions, deletions=top.deletions)
+
+
+RULE = RiskRule(tag="missing-tests", check=check, cite_largest_file=True)
