@@ -85,3 +85,13 @@ _._m_conversations_history  # unused method (tests/fakes/slack_server.py:294)
 _._m_files_getUploadURLExternal  # unused method (tests/fakes/slack_server.py:337)
 _._m_files_completeUploadExternal  # unused method (tests/fakes/slack_server.py:350)
 ref_number  # unused variable (chatbot/risks/base.py:36) -- RiskFinding data: the reverted/fixed PR, for consumers of findings (issue 10 item 1)
+_._reconnect_interval  # unused attribute (adapters/feishu/long_connection.py:70) -- set for the SDK (lark-oapi ws client, slack_sdk Socket Mode client, protobuf frame fields) or a settings field read by the webhook
+_._reconnect_nonce  # unused attribute (adapters/feishu/long_connection.py:72) -- set for the SDK (lark-oapi ws client, slack_sdk Socket Mode client, protobuf frame fields) or a settings field read by the webhook
+_._ping_interval  # unused attribute (adapters/feishu/long_connection.py:74) -- set for the SDK (lark-oapi ws client, slack_sdk Socket Mode client, protobuf frame fields) or a settings field read by the webhook
+_._reconnect_count  # unused attribute (adapters/feishu/long_connection.py:76) -- set for the SDK (lark-oapi ws client, slack_sdk Socket Mode client, protobuf frame fields) or a settings field read by the webhook
+_._auto_reconnect  # unused attribute (adapters/feishu/long_connection.py:157) -- set for the SDK (lark-oapi ws client, slack_sdk Socket Mode client, protobuf frame fields) or a settings field read by the webhook
+_.auto_reconnect_enabled  # unused attribute (adapters/slack/socket_mode.py:62) -- set for the SDK (lark-oapi ws client, slack_sdk Socket Mode client, protobuf frame fields) or a settings field read by the webhook
+github_webhook_secret  # unused variable (prhub/settings.py:83) -- set for the SDK (lark-oapi ws client, slack_sdk Socket Mode client, protobuf frame fields) or a settings field read by the webhook
+_.SeqID  # unused attribute (tests/fakes/feishu_ws.py:51) -- set for the SDK (lark-oapi ws client, slack_sdk Socket Mode client, protobuf frame fields) or a settings field read by the webhook
+_.LogID  # unused attribute (tests/fakes/feishu_ws.py:52) -- set for the SDK (lark-oapi ws client, slack_sdk Socket Mode client, protobuf frame fields) or a settings field read by the webhook
+_.service  # unused attribute (tests/fakes/feishu_ws.py:53) -- set for the SDK (lark-oapi ws client, slack_sdk Socket Mode client, protobuf frame fields) or a settings field read by the webhook
