@@ -12,7 +12,7 @@ import threading
 from collections import OrderedDict
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from datetime import datetime, timedelta, timezone
+from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -27,8 +27,6 @@ from chatbot.render.trends import render_trends_markdown
 from chatbot.rules import Rules
 from chatbot.weeks import IsoWeek, load_zone
 
-EPOCH = datetime(2000, 1, 1, tzinfo=timezone.utc)
-"""Start of every "all earlier PRs" query (GitHub has no PR before 2008)."""
 ARCHIVE_WEEKS = 104
 """Weeks on one archive page (two years); older weeks are on the pages its "Older weeks" link leads to."""
 CONTEXT_DAYS = 7
