@@ -22,12 +22,12 @@ from chatbot.weeks import IsoWeek, load_zone
 from chatbot.errors import InputError, SourceError
 from chatbot.ports import Clock, PullRequestSource, PullRequestStore, WeekFetch
 from chatbot.rules import Rules, default_rules_for, load_rules
+from prhub.options import SAMPLE_WEEK, DigestSource  # noqa: F401  (re-exported: bootstrap.DigestSource)
 
 if TYPE_CHECKING:  # PyGithub is imported only when the GitHub source is used
     from adapters.github.source import GitHubPullRequestSource
     from adapters.storage import SqlStore  # SQLAlchemy and Alembic load only when the store is used
 
-SAMPLE_WEEK = "2026-W20"
 _REPO_RE = re.compile(r"^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$")
 
 
@@ -72,14 +72,6 @@ def read_inputs(paths: list[str], *, sample: bool, skip_invalid: bool) -> Parsed
 
 CONTEXT_DAYS = 7
 """Days before a digest's window whose PRs are read too: context for reverts and follow-up fixes."""
-
-
-class DigestSource(str, Enum):
-    """Where ``prhub digest`` takes its PRs from (``--source``)."""
-
-    store = "store"
-    file = "file"
-    github = "github"
 
 
 def digest_source(source: DigestSource | None, *, has_input: bool) -> DigestSource:

@@ -15,16 +15,16 @@ from enum import Enum
 from pathlib import Path
 from typing import Annotated, Optional
 
+from typing import TYPE_CHECKING
+
 import typer
 
-from chatbot.digest import build_digest, newest_week, repo_from_urls, select_repo
 from chatbot.errors import InputError, PrhubError
-from chatbot.models import Digest
-from chatbot.render.markdown import render_markdown
-from chatbot.rules import Rules
 from chatbot.weeks import IsoWeek, load_zone
-from prhub import bootstrap
-from prhub.output import write_file
+from prhub.options import SAMPLE_WEEK, DigestSource
+
+if TYPE_CHECKING:  # imported where used: ``import prhub.cli`` stays under 0.25 s CPU (no pydantic, no rules)
+    from chatbot.models import Digest
 
 app = typer.Typer(
     name="prhub",
@@ -65,7 +65,7 @@ class AskFormat(str, Enum):
 
 # Options shared by several commands (one definition each).
 InputOpt = Annotated[list[str], typer.Option("--input", "-i", help="gh pr list --json export (path, .gz, or - for stdin); repeatable")]
-SampleOpt = Annotated[bool, typer.Option(help=f"use the real vLLM week {bootstrap.SAMPLE_WEEK} shipped with prhub")]
+SampleOpt = Annotated[bool, typer.Option(help=f"use the real vLLM week {SAMPLE_WEEK} shipped with prhub")]
 RepoOpt = Annotated[Optional[str], typer.Option(help="owner/name (default: the repository of the input's PR URLs)")]
 RulesOpt = Annotated[Optional[str], typer.Option(help="rules YAML (default: shipped rules for the repository)")]
 DbOpt = Annotated[Optional[str], typer.Option("--db", metavar="URL",
@@ -84,6 +84,8 @@ def write_output(text: str, out: Optional[Path]) -> None:
         sys.stdout.write(text)
         sys.stdout.flush()
         return
+    from prhub.output import write_file
+
     write_file(out, text)
 
 
@@ -107,6 +109,8 @@ def render(digest: Digest, fmt: DigestFormat) -> str:
         from prhub.chat import render_digest_chat
 
         return render_digest_chat(digest, fmt.value)
+    from chatbot.render.markdown import render_markdown
+
     return render_markdown(digest)
 
 
@@ -123,28 +127,31 @@ def digest(
     out: Annotated[Optional[Path], typer.Option(help="write to this file instead of stdout")] = None,
     skip_invalid: Annotated[bool, typer.Option(help="skip invalid records (counted as skipped_records) instead of failing")] = False,
     generated_at: Annotated[Optional[str], typer.Option(help="generation time to print in the header (ISO 8601)")] = None,
-    source: Annotated[Optional[bootstrap.DigestSource], typer.Option(help="where PRs come from (default: file with --input/--sample, else store)")] = None,
+    source: Annotated[Optional[DigestSource], typer.Option(help="where PRs come from (default: file with --input/--sample, else store)")] = None,
     db: DbOpt = None,
     refresh: Annotated[bool, typer.Option(help="with --source github: fetch the week again even when the stored copy is final")] = False,
 ) -> None:
     """Build the weekly digest of merged PRs: Markdown, JSON, Slack/Feishu payloads, HTML or PDF."""
+    from chatbot.digest import build_digest, newest_week, repo_from_urls, select_repo
+    from prhub import bootstrap
+
     zone_name = tz
     load_zone(zone_name)
     iso_week = IsoWeek.parse(week) if week else None
     gen = _parse_generated_at(generated_at)
     src = bootstrap.digest_source(source, has_input=bool(input or sample))
-    if src is bootstrap.DigestSource.file:
+    if src is DigestSource.file:
         parsed = bootstrap.read_inputs(input, sample=sample, skip_invalid=skip_invalid)
-    elif src is bootstrap.DigestSource.github:  # fetch the week into the store (0 requests when final), read it back
+    elif src is DigestSource.github:  # fetch the week into the store (0 requests when final), read it back
         iso_week, parsed = bootstrap.read_github(bootstrap.check_repo(repo) if repo else None, iso_week, zone_name, db=db, refresh=refresh)
     else:  # store: the week plus the 7 days before it (context for follow-up fixes)
         iso_week, parsed = bootstrap.read_store(bootstrap.check_repo(repo) if repo else None, iso_week, zone_name, db=db)
     repo_name = bootstrap.check_repo(repo) if repo else repo_from_urls(parsed.prs)
     if repo_name is None:
         raise InputError("cannot tell the repository: the input has no PR URLs; pass --repo owner/name")
-    if src is bootstrap.DigestSource.file:  # an input may mix repositories: keep the digest's own
+    if src is DigestSource.file:  # an input may mix repositories: keep the digest's own
         parsed = dataclasses.replace(parsed, prs=select_repo(parsed.prs, repo_name))
-    rules_obj: Rules = bootstrap.rules_for(repo_name, rules)
+    rules_obj = bootstrap.rules_for(repo_name, rules)
     if iso_week is None:
         iso_week = newest_week(parsed.prs, zone_name)
         if iso_week is None:
@@ -156,7 +163,7 @@ def digest(
 
         check_pdf_out(format.value, out)
         data = digest_report_bytes(d, format.value, prs=parsed.prs, db=db, rules=rules_obj,
-                                   from_store=src is not bootstrap.DigestSource.file)
+                                   from_store=src is not DigestSource.file)
         if out is None:
             sys.stdout.write(data.decode("utf-8"))
         else:
@@ -179,6 +186,7 @@ def trends_cmd(
     db: DbOpt = None,
 ) -> None:
     """Per-week PR counts, top labels, modules, risk tags and average importance from the PR store, with deltas."""
+    from prhub import bootstrap
     from prhub.report import store_trends, trends_output
 
     name = bootstrap.check_repo(repo)
@@ -195,6 +203,8 @@ def import_cmd(
     skip_invalid: Annotated[bool, typer.Option(help="skip invalid records instead of failing")] = False,
 ) -> None:
     """Load gh-JSON exports into the PR store (upserted by repo and number: importing twice changes nothing)."""
+    from prhub import bootstrap
+
     if repo:
         bootstrap.check_repo(repo)
     with bootstrap.open_store(db) as store:
@@ -216,6 +226,8 @@ def fetch_cmd(
     patches: Annotated[bool, typer.Option(help="also fetch file patches (REST, more requests) for the assert-runtime-check risk")] = False,
 ) -> None:
     """Fetch merged PRs of the weeks --from..--to from GitHub (token: $GITHUB_TOKEN) into the PR store."""
+    from prhub import bootstrap
+
     weeks = bootstrap.week_range(IsoWeek.parse(from_week), IsoWeek.parse(to_week or from_week))
     bootstrap.fetch_github_weeks(
         bootstrap.check_repo(repo), weeks, tz, db=db, refresh=refresh, base_url=github_url, patches=patches,
@@ -245,11 +257,15 @@ def ask_cmd(
 @rules_app.command("schema")
 def rules_schema() -> None:
     """Print the JSON schema of rules files."""
+    from chatbot.rules import Rules
+
     sys.stdout.write(json.dumps(Rules.model_json_schema(), indent=2, ensure_ascii=False) + "\n")
 
 
 def digest_schema() -> dict[str, object]:
     """JSON schema of ``prhub digest --format json`` output (committed as docs/digest.schema.json)."""
+    from chatbot.models import Digest
+
     schema = Digest.model_json_schema(mode="serialization")
     schema["$schema"] = "https://json-schema.org/draft/2020-12/schema"
     return schema
