@@ -311,15 +311,56 @@ def config_schema_cmd() -> None:
 
 @config_app.command("check")
 def config_check_cmd(config: ConfigOpt = None) -> None:
-    """Validate the config file; print one line per repository."""
+    """Validate the config file: one line per repository; exit 2 listing what is missing (rules or export
+    folders, the tokens of configured destinations, GITHUB_TOKEN for source: github)."""
     from scheduler.config import load_config
 
-    from prhub.bot import repo_rules
+    from prhub.checks import config_problems
+    from prhub.settings import load_settings
 
     loaded = load_config(config)
     for r in loaded.config.repositories:
-        repo_rules(loaded, r)  # a missing or invalid rules file fails here, not at the first run
         typer.echo(f"{r.repo}: {r.schedule.crontab} ({r.schedule.timezone}), {len(r.destinations)} destination(s), source {r.source}")
+    problems = config_problems(loaded, load_settings())
+    for p in problems:
+        sys.stderr.write(f"prhub: error: {p}\n")
+    if problems:
+        raise typer.Exit(2)
+
+
+@app.command("doctor")
+def doctor_cmd(config: ConfigOpt = None, db: DbOpt = None) -> None:
+    """Check every token, scope, destination channel, the database and the GitHub token: one line each, with the fix."""
+    from prhub.checks import doctor
+    from prhub.settings import load_settings
+    from scheduler.config import CONFIG_ENV, load_config
+
+    loaded = load_config(config) if (config or os.environ.get(CONFIG_ENV)) else None
+    checks = doctor(loaded, load_settings(), db=db)
+    for c in checks:
+        typer.echo(c.line())
+    if not all(c.ok for c in checks):
+        raise typer.Exit(1)
+
+
+slack_app = typer.Typer(help="The Slack app: its manifest.", no_args_is_help=True)
+app.add_typer(slack_app, name="slack")
+
+
+@slack_app.command("manifest")
+def slack_manifest_cmd(
+    http: Annotated[bool, typer.Option("--http", help="HTTP request URLs instead of Socket Mode")] = False,
+    public_url: Annotated[Optional[str], typer.Option(help="with --http: base URL of prhub serve (default: $PRHUB_PUBLIC_URL)")] = None,
+    name: Annotated[str, typer.Option(help="the app's display name")] = "prhub",
+) -> None:
+    """Print the Slack app manifest (scopes, bot events, /prhub, interactivity, Socket Mode on or off) as YAML."""
+    from adapters.slack.manifest import manifest_yaml
+    from prhub.chat import check_public_url, public_url as env_public_url
+
+    base = check_public_url(public_url) if public_url else env_public_url()
+    if http and not base:
+        raise InputError("--http needs the public URL of prhub serve: pass --public-url https://... or set PRHUB_PUBLIC_URL")
+    sys.stdout.write(manifest_yaml(name=name, socket_mode=not http, public_url=base))
 
 
 @app.command("jobs")

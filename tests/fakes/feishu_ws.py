@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import base64
 import json
+import re
 import secrets
 from dataclasses import dataclass, field
 from typing import Any
@@ -72,6 +73,8 @@ class FakeFeishuWs(HubControls, FakeFeishu):
     ws_acks: list[dict[str, Any]] = field(default_factory=list)
     pings: int = 0
     endpoint_calls: int = 0
+    bot_chats: set[str] | None = None
+    """Chats the bot is in (``im/v1/chats/{id}/members/is_in_chat``); None: every chat."""
     hub: SocketHub | None = None
 
     # -- lifecycle -----------------------------------------------------------------------------
@@ -80,6 +83,12 @@ class FakeFeishuWs(HubControls, FakeFeishu):
 
     def _route(self, verb: str, path: str, query: dict[str, str], body: Any, auth: str
                ) -> tuple[int, dict[str, Any], dict[str, str] | None]:
+        m = re.fullmatch(r"/open-apis/im/v1/chats/([^/]+)/members/is_in_chat", path)
+        if m and verb == "GET":
+            if auth[7:] != self.tenant_token:
+                return 400, {"code": 99991663, "msg": "Invalid access token for authorization"}, None
+            inside = self.bot_chats is None or m.group(1) in self.bot_chats
+            return 200, {"code": 0, "msg": "success", "data": {"is_in_chat": inside}}, None
         if path != "/callback/ws/endpoint":
             return super()._route(verb, path, query, body, auth)
         if verb != "POST" or not isinstance(body, dict):

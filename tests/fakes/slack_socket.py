@@ -35,6 +35,21 @@ from tests.fakes.slack_server import FakeSlack
 from tests.fakes.websocket import HubControls, SocketHub
 
 
+METHOD_SCOPES: dict[str, tuple[str, ...]] = {
+    "chat.postMessage": ("chat:write",),
+    "conversations.history": ("channels:history", "groups:history", "im:history"),
+    "conversations.replies": ("channels:history", "groups:history", "im:history"),
+    "conversations.info": ("channels:read", "groups:read", "im:read"),
+    "conversations.open": ("im:write",),
+    "files.getUploadURLExternal": ("files:write",),
+    "files.completeUploadExternal": ("files:write",),
+    "views.publish": (),
+    "users.info": ("users:read",),
+}
+"""The scope Slack's method reference names per method (public, private, DM channel), written from
+Slack's docs independently of prhub's own table."""
+
+
 @dataclass
 class FakeSlackSocket(HubControls, FakeSlack):
     """Fake Slack Web API + Socket Mode server. Use as a context manager (starts both)."""
@@ -48,7 +63,12 @@ class FakeSlackSocket(HubControls, FakeSlack):
     acks: list[dict[str, Any]] = field(default_factory=list)
     """Every ack received: ``envelope_id``, ``conn``, ``payload`` (when the app sent one)."""
     opened: int = 0
+    not_member: set[str] = field(default_factory=set)
+    """Channels ``conversations.info`` reports the bot is not a member of."""
     """``apps.connections.open`` calls answered ok."""
+    scopes: frozenset[str] | None = None
+    """Bot scopes granted (None: every scope). Sent as ``x-oauth-scopes``; a method without its scope
+    answers ``missing_scope`` with ``needed``/``provided``, as Slack does."""
     hub: SocketHub | None = None
 
     # -- lifecycle -----------------------------------------------------------------------------
@@ -59,8 +79,44 @@ class FakeSlackSocket(HubControls, FakeSlack):
 
     # -- apps.connections.open -----------------------------------------------------------------
 
+    def _send(self, h: BaseHTTPRequestHandler, status: int, body: dict[str, Any], headers: dict[str, str] | None = None) -> None:
+        if self.scopes is not None:
+            headers = {**(headers or {}), "x-oauth-scopes": ",".join(sorted(self.scopes))}
+        super()._send(h, status, body, headers)
+
+    def _m_conversations_info(self, args: dict[str, Any]) -> tuple[str | None, dict[str, Any]]:
+        channel = str(args.get("channel") or "")
+        if not channel or channel.startswith("C_MISSING"):
+            return "channel_not_found", {}
+        return None, {"channel": {"id": channel, "is_member": channel not in self.not_member,
+                                  "is_im": channel.startswith("D"), "name": channel.lower()}}
+
+    def _args(self, h: BaseHTTPRequestHandler) -> dict[str, Any]:
+        cached = getattr(h, "_args_read", None)
+        return dict(cached) if cached is not None else super()._args(h)
+
+    def _missing_scope(self, method: str, args: dict[str, Any]) -> str | None:
+        if self.scopes is None or method not in METHOD_SCOPES:
+            return None
+        kind = {"G": 1, "D": 2}.get(str(args.get("channel") or "C")[:1], 0)
+        alternatives = METHOD_SCOPES[method]
+        needed = alternatives[min(kind, len(alternatives) - 1)] if alternatives else None
+        return needed if needed and needed not in self.scopes else None
+
     def _handle(self, h: BaseHTTPRequestHandler) -> None:
-        if urllib.parse.urlparse(h.path).path != "/api/apps.connections.open":
+        path = urllib.parse.urlparse(h.path).path
+        if path.startswith("/api/") and path != "/api/apps.connections.open" and self.scopes is not None:
+            method = path[len("/api/"):]
+            args = self._args(h)
+            needed = self._missing_scope(method, args)
+            if needed:
+                with self._lock:
+                    self.calls.append((method, args, "missing_scope"))
+                self._send(h, 200, {"ok": False, "error": "missing_scope", "needed": needed,
+                                    "provided": ",".join(sorted(self.scopes))})
+                return
+            h._args_read = args  # type: ignore[attr-defined]  # the body is read once
+        if path != "/api/apps.connections.open":
             super()._handle(h)
             return
         args = self._args(h)

@@ -1,0 +1,133 @@
+"""``prhub doctor`` and ``prhub config check`` against the fakes: every token, scope, destination
+channel, the database and the GitHub token; missing scopes, tokens and files are one line each with
+the fix, and no secret is printed."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+from typer.testing import CliRunner
+
+from adapters.slack.manifest import bot_scopes
+from prhub.cli import app
+from tests.conftest import shared_file
+from tests.fakes.feishu_ws import FakeFeishuWs
+from tests.fakes.github_server import FakeGitHub
+from tests.fakes.slack_socket import FakeSlackSocket
+
+CONFIG = """
+repositories:
+  - repo: vllm-project/vllm
+    schedule: {weekly: "mon 09:00"}
+    destinations:
+      - {slack: C_DIGEST}
+      - {feishu: oc_GROUP, lang: zh}
+  - repo: example-org/example-repo
+    rules: %(rules)s
+    source: file
+    path: %(path)s
+    schedule: {weekly: "mon 09:30"}
+    destinations:
+      - {slack: C_OTHER}
+"""
+
+
+@pytest.fixture
+def clean_env(monkeypatch):
+    for k in list(os.environ):
+        if k.startswith(("SLACK_", "FEISHU_", "PRHUB_", "GITHUB_")):
+            monkeypatch.delenv(k)
+    return monkeypatch
+
+
+def _config(tmp_path, rules="generic", path=None) -> str:
+    (tmp_path / "exports").mkdir(exist_ok=True)
+    p = tmp_path / "prhub.yaml"
+    p.write_text(CONFIG % {"rules": rules, "path": path or str(tmp_path / "exports" / "{week}.json")})
+    return str(p)
+
+
+def _env(slack, feishu, github, tmp_path) -> dict[str, str]:
+    return {"SLACK_BOT_TOKEN": slack.token, "SLACK_APP_TOKEN": slack.app_token, "SLACK_API_URL": slack.base_url,
+            "FEISHU_APP_ID": feishu.app_id, "FEISHU_APP_SECRET": feishu.app_secret, "FEISHU_API_URL": feishu.url,
+            "GITHUB_TOKEN": github.token, "GITHUB_API_URL": github.base_url,
+            "PRHUB_DATABASE_URL": f"sqlite:///{tmp_path / 'prhub.db'}"}
+
+
+@pytest.fixture
+def fakes():
+    shared_file("github-schema.graphql")  # the fake GitHub's GraphQL needs GitHub's schema
+    with FakeSlackSocket(scopes=frozenset(bot_scopes())) as slack, FakeFeishuWs() as feishu, FakeGitHub() as github:
+        yield slack, feishu, github
+
+
+def run(args, env):
+    return CliRunner().invoke(app, args, env=env)
+
+
+def test_doctor_all_green(clean_env, tmp_path, fakes):
+    slack, feishu, github = fakes
+    r = run(["doctor", "--config", _config(tmp_path)], _env(slack, feishu, github, tmp_path))
+    lines = r.stdout.splitlines()
+    assert r.exit_code == 0, r.stdout
+    assert all(line.startswith("ok  ") for line in lines), r.stdout
+    whats = [line.split(":")[0][5:] for line in lines]
+    assert whats == ["config", "slack token", "slack scopes", "slack socket mode", "slack channel C_DIGEST",
+                     "slack channel C_OTHER", "feishu token", "feishu bot", "feishu chat oc_GROUP", "database", "github"]
+    assert "4,999/5,000" in lines[-1] and "UTC" in lines[-1]
+
+
+def test_doctor_names_each_missing_scope_token_and_membership(clean_env, tmp_path, fakes):
+    slack, feishu, github = fakes
+    slack.scopes = frozenset(s for s in bot_scopes() if s not in ("files:write", "commands"))
+    slack.not_member.add("C_OTHER")
+    feishu.bot_chats = set()
+    env = _env(slack, feishu, github, tmp_path)
+    env["GITHUB_TOKEN"] = "ghp_wrong_token_value"
+    env["SLACK_APP_TOKEN"] = slack.token  # a bot token where the app-level token belongs
+    r = run(["doctor", "--config", _config(tmp_path)], env)
+    assert r.exit_code == 1
+    fails = {line.split(":")[0][5:]: line for line in r.stdout.splitlines() if line.startswith("FAIL")}
+    assert sorted(fails) == ["feishu chat oc_GROUP", "github", "slack channel C_OTHER", "slack scopes", "slack socket mode"]
+    assert "missing commands, files:write -> add them under OAuth & Permissions" in fails["slack scopes"]
+    assert "/invite @prhub" in fails["slack channel C_OTHER"]
+    assert "not_allowed_token_type" in fails["slack socket mode"] and "xapp-" in fails["slack socket mode"]
+    assert "Add bot" in fails["feishu chat oc_GROUP"]
+    assert "401 Bad credentials" in fails["github"]
+    for secret in (slack.token, feishu.app_secret, "ghp_wrong_token_value", slack.app_token):
+        assert secret not in r.stdout
+
+
+def test_doctor_refused_tokens(clean_env, tmp_path, fakes):
+    slack, feishu, github = fakes
+    env = _env(slack, feishu, github, tmp_path)
+    env.update(SLACK_BOT_TOKEN="xoxb-revoked", FEISHU_APP_SECRET="wrong-secret", PRHUB_DATABASE_URL="postgresql+psycopg://nobody@127.0.0.1:1/x")
+    r = run(["doctor", "--config", _config(tmp_path)], env)
+    assert r.exit_code == 1
+    out = r.stdout
+    assert "FAIL slack token: auth.test refused SLACK_BOT_TOKEN (invalid_auth) -> copy the Bot User OAuth Token" in out
+    assert "FAIL feishu token: tenant token refused (10014" in out and "Credentials & Basic Info" in out
+    assert "FAIL database:" in out and "PRHUB_DATABASE_URL" in out
+    assert "xoxb-revoked" not in out and "wrong-secret" not in out
+
+
+def test_config_check_fails_for_missing_tokens_and_files(clean_env, tmp_path):
+    cfg = _config(tmp_path, rules="rules/missing.yaml", path=str(tmp_path / "nowhere" / "{week}.json"))
+    r = run(["config", "check", "--config", cfg], {})
+    assert r.exit_code == 2
+    errors = [line for line in r.stderr.splitlines() if line.startswith("prhub: error: ")]
+    text = "\n".join(errors)
+    assert "vllm-project/vllm: source github but GITHUB_TOKEN is not set" in text
+    assert "vllm-project/vllm posts to slack:C_DIGEST but SLACK_BOT_TOKEN is not set" in text
+    assert "posts to feishu:oc_GROUP but FEISHU_APP_ID and FEISHU_APP_SECRET are not set" in text
+    assert "example-org/example-repo: rules:" in text and "missing.yaml" in text
+    assert "nowhere" in text and "does not exist" in text
+    assert len(errors) == 6  # one line each (C_OTHER has its own)
+
+
+def test_config_check_passes_with_tokens_and_files(clean_env, tmp_path):
+    env = {"SLACK_BOT_TOKEN": "xoxb-1", "FEISHU_APP_ID": "cli_1", "FEISHU_APP_SECRET": "s", "GITHUB_TOKEN": "t"}
+    r = run(["config", "check", "--config", _config(tmp_path)], env)
+    assert r.exit_code == 0, r.stderr
+    assert r.stdout.splitlines()[0].startswith("vllm-project/vllm: 0 9 * * mon (UTC), 2 destination(s)")
