@@ -14,7 +14,7 @@ import signal
 import threading
 import time
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -169,6 +169,8 @@ class Bot:
     scheduler: DigestScheduler
     sleeper: Any
     metrics: Metrics
+    platforms: dict[str, str] = field(default_factory=dict)
+    """Per chat platform: ``ok`` or why its endpoints are off or not yet up (``/healthz``)."""
 
 
 def create_bot(loaded: LoadedConfig, store: Any, deliveries: dict[str, ChatDelivery], *, clock: Clock | None = None,
@@ -309,10 +311,12 @@ def health(bot: Bot) -> tuple[int, dict[str, Any]]:
          "next_run": j.next_run.isoformat() if j.next_run else None}
         for j in (bot.scheduler.jobs() if running else [])
     ]
+    body["platforms"] = dict(sorted(bot.platforms.items()))
+    down = any(not v.startswith(("ok", "off")) for v in bot.platforms.values())  # "retrying: ..." (start-up)
     unsent = unsent_destinations(bot)
     body["deliveries"] = {"status": "partial" if unsent else "ok",
                           "unsent": [{"repo": r, "week": w, "destination": d} for r, w, d in unsent]}
-    body["status"] = ("degraded" if unsent else "ok") if ok else "unhealthy"
+    body["status"] = ("degraded" if unsent or down else "ok") if ok else "unhealthy"
     return (200 if ok else 503), body
 
 
@@ -384,9 +388,12 @@ def serve(loaded: LoadedConfig, *, db: str | None, host: str | None = None, port
     try:
         from prhub.web import create_app
 
-        chat_app = create_app(settings, store, fallback=_reports_app(store, settings, loaded))
+        chat_app = create_app(settings, store, fallback=_reports_app(store, settings, loaded),
+                              max_request_bytes=loaded.config.server.max_request_bytes)
     except ImportError as exc:  # pragma: no cover - the chat endpoints are optional
         log.warning("chat endpoints not mounted: %s", exc)
+    if chat_app is not None:
+        bot.platforms = chat_app.platforms
     app = create_web_app(bot, chat_app)
     connections = None
     if chat_app is not None:
@@ -395,7 +402,7 @@ def serve(loaded: LoadedConfig, *, db: str | None, host: str | None = None, port
         connections = open_connections(settings, chat_app)  # Socket Mode / Feishu long connection, per settings
     srv = loaded.config.server
     server = create_server(app, host=host or srv.host, port=port if port is not None else srv.port, threads=srv.threads,
-                           ident="prhub")
+                           ident="prhub", max_request_body_size=srv.max_request_bytes)
     stopping = threading.Event()
 
     def on_signal(signum: int, frame: Any) -> None:

@@ -4,12 +4,16 @@
 
     POST /slack/events, /slack/commands, /slack/actions   bolt (when SLACK_BOT_TOKEN and SLACK_SIGNING_SECRET are set)
     POST /feishu/events, /feishu/card                      lark-oapi dispatcher (when FEISHU_APP_ID, FEISHU_APP_SECRET
-                                                           and FEISHU_VERIFICATION_TOKEN are set)
+                                                           and FEISHU_ENCRYPT_KEY are set: Feishu signs only with the key)
     GET  /healthz                                          "ok"
     anything else                                          ``fallback`` (e.g. the report pages), else 404
 
 Socket Mode and the Feishu long connection use the same listeners (``ChatApp.slack_bolt_app``,
 ``ChatApp.feishu_chat``); :mod:`prhub.connections` opens them.
+
+Every request goes through :class:`prhub.guard.RequestGuard` (body limit before reading, one
+line per refused request, no traceback pages); ``ChatApp.platforms`` says, per platform, whether
+its HTTP endpoints are up and why not.
 
 ``create_deliveries(settings)`` gives the scheduler its ``ChatDelivery`` per configured platform.
 Importing this module connects to nothing; the SDKs load only for the platforms configured.
@@ -27,6 +31,7 @@ from chatbot.inbound import ChatService
 from chatbot.queries import DigestProvider, ModuleIndex, Responder, WindowDigests
 from chatbot.weeks import IsoWeek
 from prhub import bootstrap
+from prhub.guard import DEFAULT_MAX_REQUEST_BYTES, RequestGuard, quiet_sdk_loggers
 from prhub.settings import Settings
 
 if TYPE_CHECKING:
@@ -139,7 +144,7 @@ class ChatApp:
     """
 
     def __init__(self, *, slack: WSGIApp | None = None, feishu: WSGIApp | None = None,
-                 fallback: WSGIApp | None = None) -> None:
+                 fallback: WSGIApp | None = None, max_request_bytes: int = DEFAULT_MAX_REQUEST_BYTES) -> None:
         self.slack = slack
         self.feishu = feishu
         self.fallback = fallback
@@ -147,8 +152,14 @@ class ChatApp:
         self.feishu_chat: Any = None
         self.responder: Responder | None = None
         self.chat: ChatService | None = None
+        self.platforms: dict[str, str] = {}
+        """``{"slack": "ok", "feishu": "off: FEISHU_ENCRYPT_KEY is not set ..."}`` (for ``/healthz``)."""
+        self.guard = RequestGuard(self._route, max_bytes=max_request_bytes)
 
     def __call__(self, environ: dict[str, Any], start_response: Callable[..., Any]) -> Iterable[bytes]:
+        return self.guard(environ, start_response)
+
+    def _route(self, environ: dict[str, Any], start_response: Callable[..., Any]) -> Iterable[bytes]:
         path = environ.get("PATH_INFO", "") or "/"
         if path.startswith("/slack/") and self.slack is not None:
             return self.slack(environ, start_response)
@@ -165,7 +176,8 @@ class ChatApp:
 
 def create_app(settings: Settings, store: SqlStore | None, *, clock: Any = None,
                digest_provider: DigestProvider | None = None, fallback: WSGIApp | None = None,
-               feishu_executor: Any = None, slack_executor: Any = None) -> ChatApp:
+               feishu_executor: Any = None, slack_executor: Any = None,
+               max_request_bytes: int = DEFAULT_MAX_REQUEST_BYTES) -> ChatApp:
     """Build the chat bot's WSGI app (see the module docstring for the routes).
 
     Args:
@@ -176,6 +188,7 @@ def create_app(settings: Settings, store: SqlStore | None, *, clock: Any = None,
         fallback: WSGI app for other paths (the report pages).
         feishu_executor: where Feishu answers run (default: a 4-thread pool).
         slack_executor: where bolt runs listeners after the ack (default: bolt's pool).
+        max_request_bytes: request body limit (``server.max_request_bytes``); larger bodies get 413.
 
     Raises:
         prhub.settings.SettingsError: a platform half configured (e.g. a token without its secret).
@@ -184,7 +197,8 @@ def create_app(settings: Settings, store: SqlStore | None, *, clock: Any = None,
     from chatbot.errors import InputError
 
     now = _now_fn(clock)
-    app = ChatApp(fallback=fallback)
+    quiet_sdk_loggers()
+    app = ChatApp(fallback=fallback, max_request_bytes=max_request_bytes)
     if not (settings.slack_bot_token or settings.slack_signing_secret or settings.slack_app_token
             or settings.feishu_app_id):
         return app
@@ -205,6 +219,7 @@ def create_app(settings: Settings, store: SqlStore | None, *, clock: Any = None,
                                 api_url=settings.slack_api_url, listener_executor=slack_executor)
         if settings.slack_signing_secret:  # HTTP endpoints (Socket Mode needs no signing secret)
             app.slack = create_slack_wsgi(bolt)
+            app.platforms["slack"] = "ok"
         app.slack_bolt_app = bolt
     if settings.feishu_app_id or settings.feishu_app_secret:
         settings.require_feishu()
@@ -218,7 +233,13 @@ def create_app(settings: Settings, store: SqlStore | None, *, clock: Any = None,
                               executor=feishu_executor)
         dispatcher = create_feishu_dispatcher(handlers, encrypt_key=settings.secret("feishu_encrypt_key"),
                                               verification_token=settings.secret("feishu_verification_token"))
-        if settings.feishu_verification_token:  # HTTP callbacks (the long connection needs no token)
-            app.feishu = create_feishu_wsgi(dispatcher)
         app.feishu_chat = handlers
+        encrypt_key = settings.secret("feishu_encrypt_key")
+        if encrypt_key:  # HTTP callbacks (the long connection needs neither key nor token)
+            app.feishu = create_feishu_wsgi(dispatcher, encrypt_key=encrypt_key)
+            app.platforms["feishu"] = "ok"
+        elif settings.feishu_verification_token:
+            app.platforms["feishu"] = ("off: FEISHU_ENCRYPT_KEY is not set (Feishu signs callbacks only with it): "
+                                       "the /feishu endpoints are not mounted")
+            log.warning("feishu: %s", app.platforms["feishu"])
     return app

@@ -325,11 +325,19 @@ class DeliverySettings(_Model):
 
 
 class ServerSettings(_Model):
-    """``prhub serve``: where the HTTP server listens."""
+    """``prhub serve``: where the HTTP server listens and what it accepts.
+
+    Attributes:
+        host, port: the listening address.
+        threads: waitress worker threads.
+        max_request_bytes: request body limit in bytes (default 1 MiB); a larger body is answered
+            413 before it is read.
+    """
 
     host: str = "0.0.0.0"
     port: int = Field(default=8080, ge=0, le=65535)
     threads: int = Field(default=8, ge=1, le=64)
+    max_request_bytes: int = Field(default=1024 * 1024, ge=1024, le=64 * 1024 * 1024)
 
 
 class BotConfig(_Model):

@@ -95,3 +95,5 @@ github_webhook_secret  # unused variable (prhub/settings.py:83) -- set for the S
 _.SeqID  # unused attribute (tests/fakes/feishu_ws.py:51) -- set for the SDK (lark-oapi ws client, slack_sdk Socket Mode client, protobuf frame fields) or a settings field read by the webhook
 _.LogID  # unused attribute (tests/fakes/feishu_ws.py:52) -- set for the SDK (lark-oapi ws client, slack_sdk Socket Mode client, protobuf frame fields) or a settings field read by the webhook
 _.service  # unused attribute (tests/fakes/feishu_ws.py:53) -- set for the SDK (lark-oapi ws client, slack_sdk Socket Mode client, protobuf frame fields) or a settings field read by the webhook
+_.exc_text  # unused attribute (prhub/guard.py: logging.LogRecord, read by logging.Formatter)
+_.stack_info  # unused attribute (prhub/guard.py: logging.LogRecord, read by logging.Formatter)

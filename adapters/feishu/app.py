@@ -6,9 +6,11 @@ Handlers, named after the events they take::
                                they mention the bot (``@_user_N`` resolved through ``mentions``)
     on_card_action_trigger     card.action.trigger: a ``query`` button answers its value; a toast at once
 
-The dispatcher (``lark.EventDispatcherHandler``) answers the URL-verification challenge, decrypts
-bodies with the encrypt key, checks the verification token and the ``X-Lark-Signature``; a
-request that fails those checks gets HTTP 401 and reaches no handler. Handlers return at once
+The WSGI endpoint checks ``X-Lark-Signature`` and its timestamp *before* anything is decrypted
+(:func:`signed`; every forgery gets the same 401), then lark-oapi's dispatcher
+(``lark.EventDispatcherHandler``) decrypts the body with the encrypt key, checks the
+verification token and calls a handler; the URL-verification challenge (unsigned) is answered
+only with the right token. Handlers return at once
 (Feishu wants an answer within 3 s): the answer is computed and sent on a worker thread, as a
 reply in the message's thread (``im.v1.message.reply``).
 
@@ -21,13 +23,17 @@ message accepted for processing.
 
 from __future__ import annotations
 
+import hashlib
+import hmac
 import json
 import logging
 import threading
+import time
+from collections.abc import Callable, Mapping
 from concurrent.futures import Executor, ThreadPoolExecutor
 
 import lark_oapi as lark
-from flask import Flask, Response, make_response
+from flask import Flask, Response, make_response, request
 from lark_oapi.adapter.flask import parse_req, parse_resp
 from lark_oapi.api.im.v1 import P2ImMessageReceiveV1
 from lark_oapi.event.callback.model.p2_card_action_trigger import P2CardActionTrigger, P2CardActionTriggerResponse
@@ -43,8 +49,6 @@ log = logging.getLogger(__name__)
 
 PLATFORM = "feishu"
 FEISHU_PATHS = ("/feishu/events", "/feishu/card")
-_AUTH_FAILURES = ("invalid verification_token", "signature verification failed", "encrypt_key not found",
-                  "webhook credentials provider failed", "invalid ciphertext", "invalid PKCS7")
 
 
 class FeishuChat:
@@ -153,26 +157,86 @@ def create_feishu_dispatcher(chat: FeishuChat, *, encrypt_key: str, verification
             .build())
 
 
-def create_feishu_wsgi(dispatcher: lark.EventDispatcherHandler) -> Flask:
+SIGNATURE_WINDOW_SECONDS = 300
+"""A signed request whose ``X-Lark-Request-Timestamp`` is further than this from now is refused
+(5 minutes, as Slack's): a captured request cannot be replayed after the event log forgot it."""
+
+
+def signed(headers: Mapping[str, str], body: bytes, encrypt_key: str, now: float,
+           window: float = SIGNATURE_WINDOW_SECONDS) -> bool:
+    """Whether a callback carries Feishu's signature: ``X-Lark-Signature`` = hex SHA-256 of
+    ``timestamp + nonce + encrypt_key + body`` (Feishu's "verify the request's source" rule), with
+    ``X-Lark-Request-Timestamp`` (Unix seconds) within ``window`` seconds of ``now``."""
+    ts = headers.get("X-Lark-Request-Timestamp") or ""
+    nonce = headers.get("X-Lark-Request-Nonce") or ""
+    sig = headers.get("X-Lark-Signature") or ""
+    if not (ts.isdigit() and sig and encrypt_key) or abs(now - int(ts)) > window:
+        return False
+    want = hashlib.sha256((ts + nonce + encrypt_key).encode("utf-8") + body).hexdigest()
+    return hmac.compare_digest(want, sig.strip().lower())
+
+
+def _url_verification(dispatcher: lark.EventDispatcherHandler, raw: bytes) -> Response | None:
+    """An unsigned request may only be the URL-verification challenge (Feishu does not sign it):
+    the dispatcher decrypts it and checks its token; anything else is None (401, whatever failed)."""
+    resp = dispatcher.do(parse_req())
+    if resp.status_code != 200:
+        return None
+    try:
+        data = json.loads(resp.content or b"{}")
+    except ValueError:
+        return None
+    if not (isinstance(data, dict) and set(data) == {"challenge"}):
+        return None
+    return make_response(data, 200)
+
+
+def create_feishu_wsgi(dispatcher: lark.EventDispatcherHandler, *, encrypt_key: str,
+                       clock: Callable[[], float] = time.time) -> Flask:
     """A Flask (WSGI) app serving the dispatcher at ``/feishu/events`` (events, URL verification)
     and ``/feishu/card`` (card callbacks), POST.
 
-    The dispatcher answers 500 for every failure; failed authentication (token, signature,
-    encryption) is turned into 401 here, and no handler has run.
+    The signature (:func:`signed`) is checked before anything is decrypted or parsed, so every
+    forgery (no headers, a wrong key, an old timestamp, a bad or good AES padding) gets the same
+    401 and reaches no handler; the only unsigned request answered is the URL-verification
+    challenge with the right token. A signed body that does not parse, or that the dispatcher
+    rejects for another reason, is 400; a wrong verification token is 401.
+
+    Args:
+        dispatcher: see :func:`create_feishu_dispatcher`.
+        encrypt_key: ``FEISHU_ENCRYPT_KEY`` (required: without it Feishu signs nothing).
+        clock: Unix seconds now (for the timestamp window).
+
+    Raises:
+        ValueError: ``encrypt_key`` is empty.
     """
+    if not encrypt_key:
+        raise ValueError("the Feishu HTTP endpoint needs FEISHU_ENCRYPT_KEY: Feishu signs callbacks only with it")
     flask_app = Flask("prhub.feishu")
 
     def endpoint() -> Response:
-        raw = dispatcher.do(parse_req())
-        if raw.status_code == 500:
+        raw = request.get_data(cache=True)
+        if not signed(request.headers, raw, encrypt_key, clock()):
+            challenge = None
+            if not request.headers.get("X-Lark-Signature"):
+                challenge = _url_verification(dispatcher, raw)
+            return challenge if challenge is not None else make_response({"msg": "unauthorized"}, 401)
+        try:
+            body = json.loads(raw.decode("utf-8"))
+        except (UnicodeDecodeError, ValueError, RecursionError):
+            return make_response({"msg": "body is not JSON"}, 400)
+        if not isinstance(body, dict):
+            return make_response({"msg": "body is not a JSON object"}, 400)
+        out = dispatcher.do(parse_req())
+        if out.status_code == 500:
             try:
-                msg = str(json.loads(raw.content or b"{}").get("msg", ""))
+                msg = str(json.loads(out.content or b"{}").get("msg", ""))
             except ValueError:
                 msg = ""
-            if any(m in msg for m in _AUTH_FAILURES):
+            if "verification_token" in msg:
                 return make_response({"msg": "unauthorized"}, 401)
-            return make_response({"msg": "error"}, 500)
-        resp: Response = parse_resp(raw)
+            return make_response({"msg": "bad request"}, 400)
+        resp: Response = parse_resp(out)
         return resp
 
     for path in FEISHU_PATHS:
@@ -180,4 +244,4 @@ def create_feishu_wsgi(dispatcher: lark.EventDispatcherHandler) -> Flask:
     return flask_app
 
 
-__all__ = ["FEISHU_PATHS", "FeishuChat", "create_feishu_dispatcher", "create_feishu_wsgi"]
+__all__ = ["FEISHU_PATHS", "FeishuChat", "create_feishu_dispatcher", "create_feishu_wsgi", "signed"]

@@ -24,13 +24,18 @@ listeners serve Socket Mode (:mod:`adapters.slack.socket_mode`).
 
 from __future__ import annotations
 
+import hashlib
+import hmac
+import json
 import logging
 import re
-from collections.abc import Collection
+import time
+from collections.abc import Callable, Collection
 from concurrent.futures import Executor
 from typing import Any
+from urllib.parse import parse_qs
 
-from flask import Flask, Request, request
+from flask import Flask, Request, Response, request
 from slack_bolt import Ack, App, BoltContext, Respond
 from slack_bolt.adapter.flask import SlackRequestHandler
 from slack_sdk import WebClient
@@ -170,14 +175,64 @@ def create_slack_app(*, bot_token: str, signing_secret: str, chat: ChatService, 
     return app
 
 
-def create_slack_wsgi(app: App) -> Flask:
+def malformed(raw: bytes, content_type: str) -> str | None:
+    """Why a Slack request body cannot be parsed (None when it can): JSON (events) must be an object;
+    a form (commands, interactivity) must be UTF-8 ``key=value`` pairs whose ``payload``, when
+    present, is a JSON object. Nesting too deep for the parser counts as malformed."""
+    try:
+        text = raw.decode("utf-8")
+        if "application/json" in content_type:
+            data = json.loads(text)
+            return None if isinstance(data, dict) else "JSON body is not an object"
+        form = parse_qs(text, keep_blank_values=True, strict_parsing=False, max_num_fields=1000)
+        if "payload" in form:
+            payload = json.loads(form["payload"][0])
+            if not isinstance(payload, dict):
+                return "payload is not a JSON object"
+            actions = payload.get("actions")
+            if actions is not None and not (isinstance(actions, list) and all(isinstance(a, dict) for a in actions)):
+                return "payload actions is not a list of objects"
+        return None
+    except (UnicodeDecodeError, ValueError, RecursionError) as exc:
+        return f"body does not parse ({type(exc).__name__})"
+
+
+SIGNATURE_WINDOW_SECONDS = 300
+"""Slack's replay window: a request timestamp further than 5 minutes from now is refused."""
+
+
+def signed(raw: bytes, timestamp: str, signature: str, secret: str, now: float,
+           window: float = SIGNATURE_WINDOW_SECONDS) -> bool:
+    """Whether a request carries Slack's v0 signature: ``X-Slack-Signature`` = ``v0=`` + hex
+    HMAC-SHA256 of ``v0:{timestamp}:{raw body}`` with the signing secret (Slack's "verifying
+    requests" rule), over the raw bytes, with the timestamp (Unix seconds) within ``window`` of ``now``."""
+    if not timestamp.isdigit() or not signature.startswith("v0=") or abs(now - int(timestamp)) > window:
+        return False
+    want = "v0=" + hmac.new(secret.encode("utf-8"), b"v0:" + timestamp.encode() + b":" + raw, hashlib.sha256).hexdigest()
+    return hmac.compare_digest(want, signature)
+
+
+def create_slack_wsgi(app: App, *, clock: Callable[[], float] = time.time) -> Flask:
     """A Flask (WSGI) app serving bolt ``app`` at ``/slack/events``, ``/slack/commands`` and
-    ``/slack/actions`` (POST; all three go through bolt's ``SlackRequestHandler``)."""
+    ``/slack/actions`` (POST; all three go through bolt's ``SlackRequestHandler``).
+
+    Before bolt sees a request, the signature is checked (:func:`signed`; else 401, as bolt
+    would) and then the body's shape (:func:`malformed`; else 400), so no input reaches bolt's
+    parser that would make it answer 500.
+    """
     flask_app = Flask("prhub.slack")
     handler = SlackRequestHandler(app)
+    secret = app._signing_secret
 
     def endpoint() -> Any:
         req: Request = request
+        raw = req.get_data(cache=True)
+        if not signed(raw, req.headers.get("X-Slack-Request-Timestamp", ""), req.headers.get("X-Slack-Signature", ""),
+                      secret, clock()):
+            return Response('{"error": "invalid request"}', status=401, mimetype="application/json")
+        why = malformed(raw, req.headers.get("Content-Type", ""))
+        if why is not None:
+            return Response(json.dumps({"error": why}), status=400, mimetype="application/json")
         return handler.handle(req)
 
     for path in SLACK_PATHS:

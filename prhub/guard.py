@@ -1,0 +1,161 @@
+"""The HTTP guard in front of every ``prhub serve`` endpoint (WSGI middleware).
+
+- **Body limit before the body is read** (issue 9, failure 2): a ``Content-Length`` above
+  ``max_bytes`` (``server.max_request_bytes``, default 1 MiB) is answered 413 without reading a
+  byte; a body without a length (chunked) is read up to ``max_bytes + 1`` bytes and refused when
+  longer. waitress gets the same limit (``max_request_body_size``), so it never buffers more.
+- **Refused requests log one line each**, without body or traceback, at most ``burst`` lines per
+  ``window`` seconds (then one line counting the lines left out), so a flood cannot fill the disk.
+- **No traceback page**: an exception escaping the app is one log line and a plain 500.
+- :func:`quiet_sdk_loggers`: slack_bolt logs a whole request body at INFO for every badly
+  signed request and lark-oapi an ERROR traceback for every forged one; their loggers are set to
+  WARNING and every record they emit is cut to one line of at most 300 characters, without traceback.
+"""
+
+from __future__ import annotations
+
+import io
+import logging
+import threading
+import time
+from collections.abc import Callable, Iterable
+from typing import Any
+
+log = logging.getLogger(__name__)
+
+DEFAULT_MAX_REQUEST_BYTES = 1024 * 1024
+"""Default request body limit (bytes): 1 MiB, above any Slack or Feishu event or card callback."""
+
+WSGIApp = Callable[[dict[str, Any], Callable[..., Any]], Iterable[bytes]]
+
+_SDK_LOGGERS = ("slack_bolt", "adapters.slack.bolt", "Lark")
+_MAX_LINE = 300
+
+
+class RefusalLog:
+    """One log line per refused request, at most ``burst`` per ``window`` seconds.
+
+    Args:
+        burst: lines per window.
+        window: seconds.
+        clock: monotonic seconds (tests inject one).
+    """
+
+    def __init__(self, burst: int = 20, window: float = 60.0, clock: Callable[[], float] = time.monotonic) -> None:
+        self.burst = burst
+        self.window = window
+        self._clock = clock
+        self._lock = threading.Lock()
+        self._start = clock()
+        self._count = 0
+        self._dropped = 0
+
+    def refused(self, method: str, path: str, status: int, why: str, peer: str) -> None:
+        """Log ``refused METHOD PATH: STATUS WHY (from PEER)`` unless this window's lines are used up."""
+        with self._lock:
+            now = self._clock()
+            if now - self._start >= self.window:
+                if self._dropped:
+                    log.warning("refused requests: %d more in the last %.0f s not logged", self._dropped, self.window)
+                self._start, self._count, self._dropped = now, 0, 0
+            if self._count >= self.burst:
+                self._dropped += 1
+                return
+            self._count += 1
+        log.warning("refused %s %s: %d %s (from %s)", method[:10], _clip(path, 100), status, _clip(why, 120), peer[:64])
+
+
+def _clip(text: str, n: int) -> str:
+    text = text.replace("\n", " ").replace("\r", " ")
+    return text if len(text) <= n else text[: n - 1] + "…"
+
+
+_REASONS = {400: "Bad Request", 401: "Unauthorized", 403: "Forbidden", 404: "Not Found", 405: "Method Not Allowed",
+            413: "Payload Too Large", 429: "Too Many Requests", 500: "Internal Server Error",
+            503: "Service Unavailable"}
+
+
+def plain(start_response: Callable[..., Any], status: int, text: str, headers: Iterable[tuple[str, str]] = ()) -> list[bytes]:
+    """Answer ``status`` with a one-line plain-text body (``text``)."""
+    body = (text + "\n").encode("utf-8")
+    start_response(f"{status} {_REASONS.get(status, 'Error')}",
+                   [("Content-Type", "text/plain; charset=utf-8"), ("Content-Length", str(len(body))),
+                    ("X-Content-Type-Options", "nosniff"), *headers])
+    return [body]
+
+
+class RequestGuard:
+    """WSGI middleware: body limit, refused-request log, no traceback pages.
+
+    Args:
+        app: the wrapped WSGI app.
+        max_bytes: request body limit in bytes (413 above it).
+        refusals: where refused requests (status 4xx except 404, and 5xx) are logged.
+    """
+
+    def __init__(self, app: WSGIApp, *, max_bytes: int = DEFAULT_MAX_REQUEST_BYTES,
+                 refusals: RefusalLog | None = None) -> None:
+        self.app = app
+        self.max_bytes = max_bytes
+        self.refusals = refusals or RefusalLog()
+
+    def __call__(self, environ: dict[str, Any], start_response: Callable[..., Any]) -> Iterable[bytes]:
+        method = str(environ.get("REQUEST_METHOD", "GET"))
+        path = str(environ.get("PATH_INFO", "") or "/")
+        peer = str(environ.get("REMOTE_ADDR", "?"))
+        raw_length = str(environ.get("CONTENT_LENGTH") or "").strip()
+        if raw_length:
+            if not raw_length.isdigit():
+                self.refusals.refused(method, path, 400, "bad Content-Length", peer)
+                return plain(start_response, 400, "bad Content-Length")
+            if int(raw_length) > self.max_bytes:
+                self.refusals.refused(method, path, 413, f"body of {int(raw_length)} bytes over the limit", peer)
+                return plain(start_response, 413, f"request body over {self.max_bytes} bytes",
+                             [("Connection", "close")])
+        elif "chunked" in str(environ.get("HTTP_TRANSFER_ENCODING", "")).lower():
+            stream = environ.get("wsgi.input")
+            data = stream.read(self.max_bytes + 1) if stream is not None else b""
+            if len(data) > self.max_bytes:
+                self.refusals.refused(method, path, 413, "chunked body over the limit", peer)
+                return plain(start_response, 413, f"request body over {self.max_bytes} bytes",
+                             [("Connection", "close")])
+            environ["wsgi.input"] = io.BytesIO(data)
+            environ["CONTENT_LENGTH"] = str(len(data))
+
+        def watching(status: str, headers: list[tuple[str, str]], exc_info: Any = None) -> Any:
+            code = int(status.split(" ", 1)[0]) if status[:3].isdigit() else 0
+            if code >= 400 and code != 404:
+                self.refusals.refused(method, path, code, status[4:] or "refused", peer)
+            return start_response(status, headers, exc_info) if exc_info is not None else start_response(status, headers)
+
+        try:
+            return self.app(environ, watching)
+        except Exception as exc:  # noqa: BLE001 - one line, never a traceback page
+            log.error("%s %s: %s: %s", method[:10], _clip(path, 100), type(exc).__name__, _clip(str(exc), 200))
+            return plain(start_response, 500, "internal error", [("Connection", "close")])
+
+
+class _OneLine(logging.Filter):
+    """Cuts a record to one line of at most 300 characters and drops its traceback."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        try:
+            msg = record.getMessage()
+        except Exception:  # noqa: BLE001 - a record that cannot format is kept as its template
+            msg = str(record.msg)
+        record.msg = _clip(msg, _MAX_LINE)
+        record.args = None
+        record.exc_info = None
+        record.exc_text = None
+        record.stack_info = None
+        return True
+
+
+def quiet_sdk_loggers() -> None:
+    """Set slack_bolt's and lark-oapi's loggers to WARNING, each record one line (idempotent).
+    The SDKs' own handlers (lark-oapi adds one) are filtered as well."""
+    for name in _SDK_LOGGERS:
+        logger = logging.getLogger(name)
+        logger.setLevel(logging.WARNING)
+        if not any(isinstance(f, _OneLine) for f in logger.filters):
+            logger.addFilter(_OneLine())
