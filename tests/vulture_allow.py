@@ -97,3 +97,5 @@ _.LogID  # unused attribute (tests/fakes/feishu_ws.py:52) -- set for the SDK (la
 _.service  # unused attribute (tests/fakes/feishu_ws.py:53) -- set for the SDK (lark-oapi ws client, slack_sdk Socket Mode client, protobuf frame fields) or a settings field read by the webhook
 _.exc_text  # unused attribute (prhub/guard.py: logging.LogRecord, read by logging.Formatter)
 _.stack_info  # unused attribute (prhub/guard.py: logging.LogRecord, read by logging.Formatter)
+_._m_conversations_info  # unused method (tests/fakes/slack_socket.py) -- dispatched by name like the other _m_ methods
+why  # unused variable (adapters/slack/manifest.py) -- SlackMethod: why prhub calls the method, for readers of the table

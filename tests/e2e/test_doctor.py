@@ -66,7 +66,8 @@ def run(args, env):
     return CliRunner().invoke(app, args, env=env)
 
 
-def test_doctor_all_green(clean_env, tmp_path, fakes):
+@pytest.mark.usefixtures("clean_env")
+def test_doctor_all_green(tmp_path, fakes):
     slack, feishu, github = fakes
     r = run(["doctor", "--config", _config(tmp_path)], _env(slack, feishu, github, tmp_path))
     lines = r.stdout.splitlines()
@@ -78,7 +79,8 @@ def test_doctor_all_green(clean_env, tmp_path, fakes):
     assert "4,999/5,000" in lines[-1] and "UTC" in lines[-1]
 
 
-def test_doctor_names_each_missing_scope_token_and_membership(clean_env, tmp_path, fakes):
+@pytest.mark.usefixtures("clean_env")
+def test_doctor_names_each_missing_scope_token_and_membership(tmp_path, fakes):
     slack, feishu, github = fakes
     slack.scopes = frozenset(s for s in bot_scopes() if s not in ("files:write", "commands"))
     slack.not_member.add("C_OTHER")
@@ -99,7 +101,8 @@ def test_doctor_names_each_missing_scope_token_and_membership(clean_env, tmp_pat
         assert secret not in r.stdout
 
 
-def test_doctor_refused_tokens(clean_env, tmp_path, fakes):
+@pytest.mark.usefixtures("clean_env")
+def test_doctor_refused_tokens(tmp_path, fakes):
     slack, feishu, github = fakes
     env = _env(slack, feishu, github, tmp_path)
     env.update(SLACK_BOT_TOKEN="xoxb-revoked", FEISHU_APP_SECRET="wrong-secret", PRHUB_DATABASE_URL="postgresql+psycopg://nobody@127.0.0.1:1/x")
@@ -112,7 +115,8 @@ def test_doctor_refused_tokens(clean_env, tmp_path, fakes):
     assert "xoxb-revoked" not in out and "wrong-secret" not in out
 
 
-def test_config_check_fails_for_missing_tokens_and_files(clean_env, tmp_path):
+@pytest.mark.usefixtures("clean_env")
+def test_config_check_fails_for_missing_tokens_and_files(tmp_path):
     cfg = _config(tmp_path, rules="rules/missing.yaml", path=str(tmp_path / "nowhere" / "{week}.json"))
     r = run(["config", "check", "--config", cfg], {})
     assert r.exit_code == 2
@@ -126,7 +130,8 @@ def test_config_check_fails_for_missing_tokens_and_files(clean_env, tmp_path):
     assert len(errors) == 6  # one line each (C_OTHER has its own)
 
 
-def test_config_check_passes_with_tokens_and_files(clean_env, tmp_path):
+@pytest.mark.usefixtures("clean_env")
+def test_config_check_passes_with_tokens_and_files(tmp_path):
     env = {"SLACK_BOT_TOKEN": "xoxb-1", "FEISHU_APP_ID": "cli_1", "FEISHU_APP_SECRET": "s", "GITHUB_TOKEN": "t"}
     r = run(["config", "check", "--config", _config(tmp_path)], env)
     assert r.exit_code == 0, r.stderr
