@@ -65,12 +65,28 @@ def _gist(a: PRAnalysis, lang: str, rules: Rules) -> str:
     return " · ".join(parts)
 
 
-def _analyzed(a: PRAnalysis, reverted_by: int | None, lang: str, rules: Rules) -> AnalyzedPR:
+GITHUB_HOSTS = ("github.com",)
+"""Hosts whose PR URLs become links (GitHub; add a GitHub Enterprise host here)."""
+
+
+def pr_link(url: str, repo: str, number: int, hosts: Iterable[str] = GITHUB_HOSTS) -> str:
+    """``url`` when it is exactly ``https://<github host>/<repo>/pull/<number>`` (host and
+    repository compared case-insensitively, an optional trailing slash), else ``""``: a PR's
+    ``url`` field is untrusted and must not turn into a link to any other site or PR."""
+    u = url.strip().rstrip("/")
+    for host in hosts:
+        want = f"https://{host}/{repo}/pull/{number}"
+        if u.casefold() == want.casefold():
+            return u
+    return ""
+
+
+def _analyzed(a: PRAnalysis, reverted_by: int | None, lang: str, rules: Rules, repo: str) -> AnalyzedPR:
     pr = a.pr
     return AnalyzedPR(
         number=pr.number,
         title=pr.title,
-        url=pr.url,
+        url=pr_link(pr.url, repo, pr.number),
         author=pr.author.login if pr.author else "",
         importance=a.importance,
         labels=a.labels,
@@ -269,7 +285,7 @@ def build_digest(
     week_prs = [p for p in context.values() if ustart <= p.merged_at < uend]
     analyses, graph = analyze_prs(week_prs, context, rules.compiled, start, risks)
     by_a = {a.pr.number: a for a in analyses}
-    analyzed = [_analyzed(a, graph.reverted_by.get(a.pr.number), lang, rules) for a in analyses]
+    analyzed = [_analyzed(a, graph.reverted_by.get(a.pr.number), lang, rules, repo) for a in analyses]
     by_num = {p.number: p for p in analyzed}
 
     eligible = sorted(

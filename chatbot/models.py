@@ -23,6 +23,22 @@ def _utc_in_range(dt: datetime) -> datetime:
 UtcDatetime = Annotated[AwareDatetime, AfterValidator(_utc_in_range)]
 """An aware datetime between 1970 and 2100, normalised to UTC (naive datetimes are rejected)."""
 
+BIDI_CONTROLS = frozenset([*range(0x202A, 0x202F), *range(0x2066, 0x206A)])
+"""Code points of the bidirectional embedding, override and isolate controls (U+202A–U+202E,
+U+2066–U+2069): in a title they can make text read backwards ("Trojan Source"), so they are
+removed from every untrusted string when it enters the domain."""
+
+_NO_BIDI = dict.fromkeys(BIDI_CONTROLS)
+
+
+def strip_bidi(text: str) -> str:
+    """``text`` without bidi controls (:data:`BIDI_CONTROLS`); every other character kept."""
+    return text.translate(_NO_BIDI)
+
+
+Untrusted = Annotated[str, AfterValidator(strip_bidi)]
+"""Text from a PR (title, body, login, label, path, review text): bidi controls removed on validation."""
+
 
 class Frozen(BaseModel):
     """Base for domain types: immutable, unknown keys rejected."""
@@ -33,15 +49,15 @@ class Frozen(BaseModel):
 class Author(Frozen):
     """A PR author: ``login`` as GitHub (or the git export) gives it; ``is_bot`` for ``[bot]`` accounts."""
 
-    login: str
-    name: str | None = None
+    login: Untrusted
+    name: Untrusted | None = None
     is_bot: bool = False
 
 
 class FileChange(Frozen):
     """One changed file of a PR: full repository path and its added/deleted line counts."""
 
-    path: str
+    path: Untrusted
     additions: int = Field(default=0, ge=0)
     deletions: int = Field(default=0, ge=0)
 
@@ -57,9 +73,9 @@ class Comment(Frozen):
     ``created_at`` is UTC; excerpts in the threads export give only a date (midnight UTC).
     """
 
-    author: str = ""
+    author: Untrusted = ""
     is_bot: bool = False
-    body: str = ""
+    body: Untrusted = ""
     created_at: datetime | None = None
 
 
@@ -69,11 +85,11 @@ class Review(Frozen):
     ``state`` is None when the source does not know it (the threads export keeps review bodies only).
     """
 
-    reviewer: str
+    reviewer: Untrusted
     is_bot: bool = False
     state: str | None = None
     submitted_at: datetime | None = None
-    body: str = ""
+    body: Untrusted = ""
 
 
 class ReviewThread(Frozen):
@@ -84,13 +100,13 @@ class ReviewThread(Frozen):
     describe the first comment.
     """
 
-    path: str | None = None
+    path: Untrusted | None = None
     line: int | None = None
     is_resolved: bool | None = None
     is_outdated: bool | None = None
-    author: str | None = None
+    author: Untrusted | None = None
     author_is_bot: bool = False
-    first_comment: str = ""
+    first_comment: Untrusted = ""
     created_at: datetime | None = None
     comments: tuple[Comment, ...] = ()
 
@@ -112,7 +128,7 @@ class ReviewFinding(Frozen):
     bot: str
     severity: str
     quote: str
-    path: str | None = None
+    path: Untrusted | None = None
     line: int | None = None
 
 
@@ -125,17 +141,17 @@ class PullRequest(Frozen):
     """
 
     number: int = Field(gt=0, le=2_147_483_647, strict=True)
-    title: str = Field(strict=True)
-    url: str = ""
-    body: str = ""
+    title: Untrusted = Field(strict=True)
+    url: Untrusted = ""
+    body: Untrusted = ""
     author: Author | None = None
     merged_at: UtcDatetime
-    labels: tuple[str, ...] = ()
+    labels: tuple[Untrusted, ...] = ()
     files: tuple[FileChange, ...] = ()
     additions: int = Field(default=0, ge=0)
     deletions: int = Field(default=0, ge=0)
     changed_files: int = Field(default=0, ge=0)
-    co_authors: tuple[str, ...] = ()
+    co_authors: tuple[Untrusted, ...] = ()
     merge_commit: str | None = None
     reviews: tuple[Review, ...] = ()
     review_threads: tuple[ReviewThread, ...] = ()

@@ -406,8 +406,8 @@ def load_rules(path: str | Path) -> Rules:
         text = p.read_text(encoding="utf-8")
     except OSError as exc:
         raise RulesError(f"rules file {p}: cannot read it ({exc.strerror or exc}): check the path") from None
-    except UnicodeDecodeError:
-        raise RulesError(f"rules file {p}: not UTF-8 text") from None
+    except UnicodeDecodeError as exc:
+        raise RulesError(f"rules file {p}: not UTF-8 text (byte {exc.start}): save it as UTF-8") from None
     return parse_rules(text, str(p))
 
 

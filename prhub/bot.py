@@ -331,7 +331,7 @@ def create_web_app(bot: Bot, chat_app: Any = None) -> Any:
     (the Slack and Feishu endpoints of :func:`prhub.web.create_app`)."""
     from flask import Flask, Response
 
-    app = Flask("prhub")
+    app = Flask("prhub", static_folder=None)
 
     @app.get("/healthz")
     def healthz() -> Response:

@@ -7,6 +7,7 @@
 - **Refused requests log one line each**, without body or traceback, at most ``burst`` lines per
   ``window`` seconds (then one line counting the lines left out), so a flood cannot fill the disk.
 - **No traceback page**: an exception escaping the app is one log line and a plain 500.
+- Every response carries ``X-Content-Type-Options: nosniff``.
 - :func:`quiet_sdk_loggers`: slack_bolt logs a whole request body at INFO for every badly
   signed request and lark-oapi an ERROR traceback for every forged one; their loggers are set to
   WARNING and every record they emit is cut to one line of at most 300 characters, without traceback.
@@ -126,6 +127,8 @@ class RequestGuard:
             code = int(status.split(" ", 1)[0]) if status[:3].isdigit() else 0
             if code >= 400 and code != 404:
                 self.refusals.refused(method, path, code, status[4:] or "refused", peer)
+            if not any(k.lower() == "x-content-type-options" for k, _ in headers):
+                headers = [*headers, ("X-Content-Type-Options", "nosniff")]
             return start_response(status, headers, exc_info) if exc_info is not None else start_response(status, headers)
 
         try:

@@ -438,6 +438,8 @@ def load_config(path: str | Path | None) -> LoadedConfig:
         text = p.read_text(encoding="utf-8")
     except OSError as exc:
         raise InputError(f"config {name}: cannot read ({exc.strerror or exc})") from None
+    except UnicodeDecodeError as exc:
+        raise InputError(f"config {name}: not UTF-8 text (byte {exc.start}): save it as UTF-8") from None
     return LoadedConfig(config=parse_config(text, name), base_dir=p.resolve().parent)
 
 

@@ -212,7 +212,7 @@ def create_feishu_wsgi(dispatcher: lark.EventDispatcherHandler, *, encrypt_key: 
     """
     if not encrypt_key:
         raise ValueError("the Feishu HTTP endpoint needs FEISHU_ENCRYPT_KEY: Feishu signs callbacks only with it")
-    flask_app = Flask("prhub.feishu")
+    flask_app = Flask("prhub.feishu", static_folder=None)
 
     def endpoint() -> Response:
         raw = request.get_data(cache=True)

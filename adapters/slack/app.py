@@ -220,7 +220,7 @@ def create_slack_wsgi(app: App, *, clock: Callable[[], float] = time.time) -> Fl
     would) and then the body's shape (:func:`malformed`; else 400), so no input reaches bolt's
     parser that would make it answer 500.
     """
-    flask_app = Flask("prhub.slack")
+    flask_app = Flask("prhub.slack", static_folder=None)
     handler = SlackRequestHandler(app)
     secret = app._signing_secret
 

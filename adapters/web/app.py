@@ -8,10 +8,17 @@ Routes (``{week}`` is an ISO week such as ``2026-W20``; ``?lang=en|zh`` picks th
 
 Pages come from an injected :class:`ReportProvider` (``prhub/report.py`` builds digests from the PR
 store); rendered bytes are cached by (repo, week, lang, format, provider version).
+
+Hardening (issue 9, failure 7): no ``/static`` route; an unknown repository or week is a 404 whose
+text never repeats the name asked for; HTML pages carry a Content-Security-Policy whose
+``script-src`` and ``style-src`` are the ``'sha256-…'`` hashes of the page's inline blocks (no
+nonce, so pages stay byte-for-byte deterministic); every response has ``nosniff``.
 """
 
 from __future__ import annotations
 
+import base64
+import hashlib
 import logging
 import re
 import threading
@@ -77,8 +84,34 @@ class _Cache:
                 self._data.popitem(last=False)
 
 
+_INLINE = re.compile(rb"<(script|style)>(.*?)</\1>", re.S)
+NOT_FOUND = "not found: use /reports/OWNER/NAME/ or /reports/OWNER/NAME/YYYY-Www[.html|.md|.pdf|.json]"
+
+
+def content_security_policy(html: bytes) -> str:
+    """The CSP of an HTML page: nothing but ``data:`` images and the page's own inline
+    ``<script>``/``<style>`` blocks, allowed by their SHA-256 hashes (CSP level 2 ``'sha256-…'``)."""
+    hashes: dict[str, list[str]] = {"script": [], "style": []}
+    for m in _INLINE.finditer(html):
+        digest = base64.b64encode(hashlib.sha256(m.group(2)).digest()).decode()
+        hashes[m.group(1).decode()].append(f"'sha256-{digest}'")
+    script = " ".join(dict.fromkeys(hashes["script"])) or "'none'"
+    style = " ".join(dict.fromkeys(hashes["style"])) or "'none'"
+    return (f"default-src 'none'; img-src data:; style-src {style}; script-src {script}; "
+            "base-uri 'none'; form-action 'none'; frame-ancestors 'none'")
+
+
 def _text(status: int, message: str) -> Response:
-    return Response(message + "\n", status=status, mimetype="text/plain")
+    resp = Response(message + "\n", status=status, mimetype="text/plain")
+    resp.headers["X-Content-Type-Options"] = "nosniff"
+    return resp
+
+
+def _page(body: bytes, fmt: str) -> Response:
+    resp = Response(body, mimetype=MIMETYPES[fmt])
+    resp.headers["X-Content-Type-Options"] = "nosniff"
+    resp.headers["Content-Security-Policy"] = content_security_policy(body) if fmt == "html" else "default-src 'none'"
+    return resp
 
 
 def create_app(provider: ReportProvider, *, default_lang: str = "en", cache_size: int = 64) -> Flask:
@@ -93,7 +126,7 @@ def create_app(provider: ReportProvider, *, default_lang: str = "en", cache_size
         A WSGI application. Unknown repositories/weeks give 404, bad weeks or formats 404/400,
         rendering errors 503 with the error's one-line ``user_message``.
     """
-    app = Flask("prhub-reports")
+    app = Flask("prhub-reports", static_folder=None)
     cache = _Cache(cache_size)
 
     def lang() -> str:
@@ -117,45 +150,44 @@ def create_app(provider: ReportProvider, *, default_lang: str = "en", cache_size
     @app.get("/reports/<owner>/<name>/")
     def archive(owner: str, name: str) -> Response:
         repo = repo_of(owner, name)
-        if repo is None:
-            return _text(404, "no such repository")
+        if repo is None or not provider.version(repo):  # nothing stored: not a repository we know
+            return _text(404, NOT_FOUND)
         lg = lang()
         before = request.args.get("before") or None
         if before is not None:
             try:
                 before = str(IsoWeek.parse(before))
-            except InputError as exc:
-                return _text(400, exc.user_message)
+            except InputError:
+                return _text(400, "bad ?before=: use an ISO week such as 2026-W20")
         try:
             body = cached((repo, before or "", lg, "archive", provider.version(repo)),
                           lambda: provider.archive(repo, lg, before))
         except PrhubError as exc:
             return _text(503, exc.user_message)
-        return Response(body, mimetype=MIMETYPES["html"])
+        return _page(body, "html")
 
     @app.get("/reports/<owner>/<name>/<page>")
     def report(owner: str, name: str, page: str) -> Response:
         repo = repo_of(owner, name)
         week, _, fmt = page.partition(".")
         fmt = fmt or "html"
-        if repo is None or fmt not in MIMETYPES:
-            return _text(404, "not found: use /reports/OWNER/NAME/YYYY-Www[.html|.md|.pdf|.json]")
+        if repo is None or fmt not in MIMETYPES or not provider.version(repo):
+            return _text(404, NOT_FOUND)
         try:
             iso = str(IsoWeek.parse(week))
-        except InputError as exc:
-            return _text(404, exc.user_message)
+        except InputError:
+            return _text(404, NOT_FOUND)
         lg = lang()
         try:
             body = cached((repo, iso, lg, fmt, provider.version(repo)), lambda: provider.render(repo, iso, lg, fmt))
-        except InputError as exc:
-            return _text(404, exc.user_message)
+        except InputError:
+            return _text(404, "no report for this week")
         except PrhubError as exc:
             log.warning("report %s %s %s failed: %s", repo, iso, fmt, exc.user_message)
             return _text(503, exc.user_message)
-        resp = Response(body, mimetype=MIMETYPES[fmt])
+        resp = _page(body, fmt)
         if fmt == "pdf":
             resp.headers["Content-Disposition"] = f'inline; filename="{repo.replace("/", "-")}-{iso}-{lg}.pdf"'
-        resp.headers["Content-Security-Policy"] = "default-src 'none'; img-src data:; style-src 'unsafe-inline'; script-src 'unsafe-inline'"
         return resp
 
     return app

@@ -125,3 +125,14 @@ def test_mixed_repositories_keep_the_digests_own(tmp_path):
     assert r.returncode == 0 and json.loads(r.stdout)["repo"] == "x/y" and json.loads(r.stdout)["total_prs"] == 2
     r = prhub("digest", "--input", str(mixed), "--repo", "z/w", "--format", "json")
     assert r.returncode == 0 and [p["number"] for p in json.loads(r.stdout)["prs"]] == [3]
+
+
+def test_a_config_or_rules_file_that_is_not_utf8_is_one_line_and_exit_2(tmp_path):
+    """Issue 9, failure 9: Latin-1 bytes in a config or rules file: one line naming the file, exit 2."""
+    bad = tmp_path / "bad.yaml"
+    bad.write_bytes("repositories: []  # caf\xe9\n".encode("latin-1"))
+    for args in (("config", "check", "--config", str(bad)), ("rules", "check", str(bad))):
+        r = prhub(*args)
+        assert r.returncode == 2, (args, r.stderr)
+        assert r.stderr.count("\n") == 1 and "not UTF-8" in r.stderr and str(bad) in r.stderr
+        assert "Traceback" not in r.stderr and "internal error" not in r.stderr
