@@ -205,7 +205,8 @@ class AnswerContext:
         """The digest of week ``ref``, or the card to answer instead when it has no PRs.
 
         "This week" without PRs yet falls back to last week with a notice; an explicit week
-        without PRs, or two empty weeks, gives a "no merged PRs" card.
+        without PRs, or two empty weeks, gives a "no merged PRs" card. The current week's answer
+        carries the notice "2026-W20 so far, as of 14:05 (UTC)" (``now`` in ``tz``).
         """
         week = self.resolve_week(ref)
         d = self.provider.digest(week, self.lang)
@@ -221,6 +222,9 @@ class AnswerContext:
                 return message_card(d.repo, notice, lang=self.lang, role="empty")
             notice.append(tr(self.lang, "card.showing_last", week=prev))
             week = prev
+        elif week == self.current_week():  # the week is not over: say how current the answer is
+            local = self.now.astimezone(load_zone(self.tz))
+            notice.append(tr(self.lang, "card.so_far", week=week, time=f"{local:%H:%M}", tz=self.tz))
         url = self.report_url(week) if self.report_url else None
         return WeekDigest(digest=d, week=week, notice=tuple(notice), report_url=url)
 

@@ -394,7 +394,11 @@ def serve(loaded: LoadedConfig, *, db: str | None, host: str | None = None, port
         log.warning("chat endpoints not mounted: %s", exc)
     if chat_app is not None:
         bot.platforms = chat_app.platforms
-    app = create_web_app(bot, chat_app)
+    from prhub.sync import start_live_data
+
+    _, webhook = start_live_data(loaded, settings, store, bot.scheduler.scheduler, SystemClock())
+    # POST /github/webhook beside the chat endpoints
+    app = create_web_app(bot, _with_webhook(webhook, chat_app) if webhook is not None else chat_app)
     connections = None
     if chat_app is not None:
         from prhub.connections import open_connections
@@ -434,6 +438,17 @@ def serve(loaded: LoadedConfig, *, db: str | None, host: str | None = None, port
         for s, h in old.items():
             signal.signal(s, h)
         log.info("prhub serve: stopped")
+
+
+def _with_webhook(webhook: Any, other: Any) -> Any:
+    """A WSGI app sending ``/github/webhook`` to ``webhook`` and everything else to ``other``."""
+
+    def route(environ: dict[str, Any], start_response: Callable[..., Any]) -> Any:
+        if environ.get("PATH_INFO", "") == "/github/webhook" or other is None:
+            return webhook(environ, start_response)
+        return other(environ, start_response)
+
+    return route
 
 
 def _reports_app(store: Any, settings: Any, loaded: LoadedConfig) -> Any:

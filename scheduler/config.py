@@ -236,6 +236,8 @@ class RepositoryConfig(_Model):
         week_tz: IANA zone of the ISO-week windows (default ``UTC``).
         schedule: when the digest is posted.
         destinations: chats that receive it (at least one).
+        sync_every_minutes: with ``source: github``, fetch the PRs merged since the last sync this
+            often, so chat answers about the current week are current (0: off; default 60).
     """
 
     repo: str
@@ -245,6 +247,7 @@ class RepositoryConfig(_Model):
     week_tz: Zone = "UTC"
     schedule: Schedule
     destinations: tuple[DestinationConfig, ...] = Field(min_length=1)
+    sync_every_minutes: int = Field(default=60, ge=0, le=24 * 60)
 
     @field_validator("repo")
     @classmethod

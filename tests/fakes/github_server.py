@@ -21,6 +21,7 @@ always the small built-in ``example-org/example-repo`` week (:func:`builtin_reco
 from __future__ import annotations
 
 import base64
+import hashlib
 import json
 import os
 import re
@@ -315,6 +316,8 @@ class FakeGitHub(LoopbackServer):
     faults: list[Fault] = field(default_factory=list)
     log: list[tuple[str, str, int]] = field(default_factory=list)
     """Every request: (method, path with query, status)."""
+    clock: Callable[[], datetime] | None = None
+    """The fake's "now" (aware): PRs merged after it are not visible yet (None: all are)."""
     bodies: list[str] = field(default_factory=list)
     """The body of every request, in :attr:`log` order (decoded UTF-8)."""
 
@@ -329,6 +332,13 @@ class FakeGitHub(LoopbackServer):
         body = handler.rfile.read(length) if length else b""
         status, headers, payload = self.handle(method, handler.path, dict(handler.headers), body)
         data = json.dumps(payload).encode()
+        if method == "GET" and status == 200:  # conditional requests, as GitHub: ETag, 304 when unchanged
+            etag = '"' + hashlib.sha1(data).hexdigest() + '"'
+            headers = {**headers, "ETag": etag}
+            if handler.headers.get("If-None-Match") == etag:
+                status, data = 304, b""
+                with self._lock:
+                    self.log[-1] = (self.log[-1][0], self.log[-1][1], 304)
         handler.send_response(status)
         handler.send_header("Content-Type", "application/json; charset=utf-8")
         handler.send_header("Content-Length", str(len(data)))
@@ -404,7 +414,9 @@ class FakeGitHub(LoopbackServer):
         recs = self.repos.get(sq.repo)
         if recs is None:
             return []
-        hits = [r for r in recs if r.get("mergedAt") and sq.first <= _instant(r["mergedAt"]) <= sq.last]
+        now = self.clock() if self.clock is not None else None
+        hits = [r for r in recs if r.get("mergedAt") and sq.first <= _instant(r["mergedAt"]) <= sq.last
+                and (now is None or _instant(r["mergedAt"]) <= now)]
         return sorted(hits, key=lambda r: (r["mergedAt"], r["number"]), reverse=True)
 
     def _graphql(self, body: bytes) -> tuple[int, dict[str, str], Any]:
