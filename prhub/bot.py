@@ -389,7 +389,8 @@ def serve(loaded: LoadedConfig, *, db: str | None, host: str | None = None, port
         from prhub.web import create_app
 
         chat_app = create_app(settings, store, fallback=_reports_app(store, settings, loaded),
-                              max_request_bytes=loaded.config.server.max_request_bytes)
+                              max_request_bytes=loaded.config.server.max_request_bytes,
+                              platform_retry=(loaded.config.server.platform_retry_seconds, 300.0))
     except ImportError as exc:  # pragma: no cover - the chat endpoints are optional
         log.warning("chat endpoints not mounted: %s", exc)
     if chat_app is not None:
@@ -433,6 +434,8 @@ def serve(loaded: LoadedConfig, *, db: str | None, host: str | None = None, port
         bot.sleeper.stop()
         if connections is not None:
             connections.stop()
+        if chat_app is not None:
+            chat_app.probe.stop()
         bot.scheduler.shutdown(wait=True)
         store.close()
         for s, h in old.items():

@@ -134,6 +134,53 @@ def create_deliveries(settings: Settings) -> dict[str, ChatDelivery]:
     return out
 
 
+class PlatformProbe:
+    """Start-up isolation: checks each chat platform on a background thread, retrying with
+    exponential backoff (``first`` seconds doubling up to ``cap``) until it answers, and keeps
+    ``platforms[name]`` at ``ok`` or ``retrying: <one line>`` (``/healthz`` shows it). A platform
+    that cannot connect never stops the others, the scheduler or the report pages.
+
+    Args:
+        platforms: the shared status map (``ChatApp.platforms``).
+        first, cap: backoff in seconds.
+    """
+
+    def __init__(self, platforms: dict[str, str], *, first: float = 5.0, cap: float = 300.0) -> None:
+        self.platforms = platforms
+        self.first = first
+        self.cap = cap
+        self.stopped = threading.Event()
+        self.threads: list[threading.Thread] = []
+
+    def watch(self, name: str, check: Callable[[], None]) -> None:
+        """Run ``check`` (raises on failure) until it passes, on a daemon thread named after ``name``."""
+        def loop() -> None:
+            wait = self.first
+            while not self.stopped.is_set():
+                try:
+                    check()
+                except Exception as exc:  # noqa: BLE001 - any failure is one line and a retry
+                    why = " ".join(str(getattr(exc, "user_message", None) or type(exc).__name__).split())[:200]
+                    self.platforms[name] = f"retrying: {why}; next try in {wait:g} s"
+                    log.warning("%s: cannot connect (%s): retrying in %g s", name, why, wait)
+                    if self.stopped.wait(wait):
+                        return
+                    wait = min(self.cap, wait * 2)
+                    continue
+                if self.platforms.get(name, "").startswith("retrying"):
+                    log.info("%s: connected", name)
+                self.platforms[name] = "ok"
+                return
+
+        t = threading.Thread(target=loop, name=f"prhub-probe-{name}", daemon=True)
+        self.threads.append(t)
+        t.start()
+
+    def stop(self) -> None:
+        """Stop retrying (shutdown)."""
+        self.stopped.set()
+
+
 class ChatApp:
     """The WSGI app: routes by path prefix to the Slack and Feishu apps (paths kept whole).
 
@@ -154,6 +201,7 @@ class ChatApp:
         self.chat: ChatService | None = None
         self.platforms: dict[str, str] = {}
         """``{"slack": "ok", "feishu": "off: FEISHU_ENCRYPT_KEY is not set ..."}`` (for ``/healthz``)."""
+        self.probe = PlatformProbe(self.platforms)
         self.guard = RequestGuard(self._route, max_bytes=max_request_bytes)
 
     def __call__(self, environ: dict[str, Any], start_response: Callable[..., Any]) -> Iterable[bytes]:
@@ -177,7 +225,8 @@ class ChatApp:
 def create_app(settings: Settings, store: SqlStore | None, *, clock: Any = None,
                digest_provider: DigestProvider | None = None, fallback: WSGIApp | None = None,
                feishu_executor: Any = None, slack_executor: Any = None,
-               max_request_bytes: int = DEFAULT_MAX_REQUEST_BYTES) -> ChatApp:
+               max_request_bytes: int = DEFAULT_MAX_REQUEST_BYTES,
+               platform_retry: tuple[float, float] = (5.0, 300.0)) -> ChatApp:
     """Build the chat bot's WSGI app (see the module docstring for the routes).
 
     Args:
@@ -189,6 +238,8 @@ def create_app(settings: Settings, store: SqlStore | None, *, clock: Any = None,
         feishu_executor: where Feishu answers run (default: a 4-thread pool).
         slack_executor: where bolt runs listeners after the ack (default: bolt's pool).
         max_request_bytes: request body limit (``server.max_request_bytes``); larger bodies get 413.
+        platform_retry: first and largest wait (seconds) between connection checks of a platform
+            that cannot connect at start (``server.platform_retry_seconds``).
 
     Raises:
         prhub.settings.SettingsError: a platform half configured (e.g. a token without its secret).
@@ -199,6 +250,7 @@ def create_app(settings: Settings, store: SqlStore | None, *, clock: Any = None,
     now = _now_fn(clock)
     quiet_sdk_loggers()
     app = ChatApp(fallback=fallback, max_request_bytes=max_request_bytes)
+    app.probe.first, app.probe.cap = platform_retry
     if not (settings.slack_bot_token or settings.slack_signing_secret or settings.slack_app_token
             or settings.feishu_app_id):
         return app
@@ -212,14 +264,15 @@ def create_app(settings: Settings, store: SqlStore | None, *, clock: Any = None,
     app.chat = chat
     if settings.slack_bot_token or settings.slack_signing_secret or settings.slack_app_token:
         settings.require_slack()
-        from adapters.slack.app import create_slack_app, create_slack_wsgi
+        from adapters.slack.app import check_slack, create_slack_app, create_slack_wsgi
 
         bolt = create_slack_app(bot_token=settings.secret("slack_bot_token"),
                                 signing_secret=settings.secret("slack_signing_secret"), chat=chat,
                                 api_url=settings.slack_api_url, listener_executor=slack_executor)
         if settings.slack_signing_secret:  # HTTP endpoints (Socket Mode needs no signing secret)
             app.slack = create_slack_wsgi(bolt)
-            app.platforms["slack"] = "ok"
+        app.platforms["slack"] = "starting"
+        app.probe.watch("slack", lambda: check_slack(bolt))
         app.slack_bolt_app = bolt
     if settings.feishu_app_id or settings.feishu_app_secret:
         settings.require_feishu()
@@ -237,8 +290,10 @@ def create_app(settings: Settings, store: SqlStore | None, *, clock: Any = None,
         encrypt_key = settings.secret("feishu_encrypt_key")
         if encrypt_key:  # HTTP callbacks (the long connection needs neither key nor token)
             app.feishu = create_feishu_wsgi(dispatcher, encrypt_key=encrypt_key)
-            app.platforms["feishu"] = "ok"
-        elif settings.feishu_verification_token:
+        if encrypt_key or not settings.feishu_verification_token:
+            app.platforms["feishu"] = "starting"
+            app.probe.watch("feishu", delivery.bot_open_id)
+        else:
             app.platforms["feishu"] = ("off: FEISHU_ENCRYPT_KEY is not set (Feishu signs callbacks only with it): "
                                        "the /feishu endpoints are not mounted")
             log.warning("feishu: %s", app.platforms["feishu"])

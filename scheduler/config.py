@@ -335,12 +335,15 @@ class ServerSettings(_Model):
         threads: waitress worker threads.
         max_request_bytes: request body limit in bytes (default 1 MiB); a larger body is answered
             413 before it is read.
+        platform_retry_seconds: first wait before a chat platform that could not be reached at
+            start is tried again (doubling up to 300 s); the others start meanwhile.
     """
 
     host: str = "0.0.0.0"
     port: int = Field(default=8080, ge=0, le=65535)
     threads: int = Field(default=8, ge=1, le=64)
     max_request_bytes: int = Field(default=1024 * 1024, ge=1024, le=64 * 1024 * 1024)
+    platform_retry_seconds: float = Field(default=5.0, gt=0, le=300)
 
 
 class BotConfig(_Model):

@@ -150,7 +150,9 @@ def create_slack_app(*, bot_token: str, signing_secret: str, chat: ChatService, 
                      listener_executor: Executor | None = None) -> App:
     """A bolt ``App`` (HTTP mode) with the :class:`SlackChat` listeners registered.
 
-    Calls ``auth.test`` at start (token check) and on the first event (the bot's ids).
+    Connects to nothing: bolt's own token check at construction is off (a Slack that is down or
+    answers 500 must not stop ``prhub serve``); :func:`check_slack` makes that check, and bolt
+    calls ``auth.test`` on the first event (the bot's ids).
 
     Args:
         bot_token: ``xoxb-…`` (``SLACK_BOT_TOKEN``).
@@ -160,19 +162,30 @@ def create_slack_app(*, bot_token: str, signing_secret: str, chat: ChatService, 
         client: a ready ``WebClient`` instead of one built from ``bot_token``/``api_url``.
         listener_executor: where listeners run after the ack (default: bolt's thread pool).
 
-    Raises:
-        slack_bolt.error.BoltError: the token is rejected by ``auth.test``.
     """
     web = client or web_client(bot_token, base_url=api_url)
     extra: dict[str, Any] = {"listener_executor": listener_executor} if listener_executor is not None else {}
     app = App(token=bot_token, signing_secret=signing_secret, client=web, process_before_response=False,
-              logger=logging.getLogger("adapters.slack.bolt"), **extra)
+              logger=logging.getLogger("adapters.slack.bolt"), token_verification_enabled=False, **extra)
     listeners = SlackChat(chat=chat, bot_ids=bot_ids)
     app.event("app_mention")(listeners.on_app_mention)
     app.event("message")(listeners.on_message)
     app.command("/prhub")(listeners.on_command)
     app.action(re.compile(".*"))(listeners.on_block_actions)
     return app
+
+
+def check_slack(app: App) -> None:
+    """Check that Slack answers and accepts the token (``auth.test``).
+
+    Raises:
+        chatbot.errors.DeliveryError: one line with Slack's reason (``invalid_auth``: the token;
+            ``http_500``: Slack's side; ``network``: unreachable), never the token.
+    """
+    try:
+        app.client.auth_test()
+    except Exception as exc:  # noqa: BLE001 - SDK and network errors become one DeliveryError
+        raise delivery_error(exc, "auth.test") from None
 
 
 def malformed(raw: bytes, content_type: str) -> str | None:
