@@ -9,11 +9,13 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 from datetime import datetime
 
 from chatbot.analysis import PRAnalysis, analyze_prs
+from chatbot.reverts import RevertGraph
 from chatbot.errors import InputError
-from chatbot.i18n import lines_text, tr
+from chatbot.i18n import LANGS, lines_text, tr
 from chatbot.models import (
     AnalyzedPR,
     ContributorCount,
@@ -255,6 +257,48 @@ def _top_paths(counter: Counter[str], n: int) -> tuple[PathCount, ...]:
     return tuple(PathCount(path=p, prs=c) for p, c in ranked)
 
 
+@dataclass(frozen=True)
+class WeekAnalysis:
+    """The language-neutral analysis of one repository-week: every PR of the window analysed (risk
+    findings as data), the revert links, the window. Built once per repository-week
+    (:func:`analyze_week`) and written in any number of languages (:func:`digest_from`).
+
+    ``start``/``end``: the half-open window in ``tz``; ``analyses`` in number order.
+    """
+
+    repo: str
+    week: IsoWeek
+    tz: str
+    rules: Rules
+    start: datetime
+    end: datetime
+    week_prs: tuple[PullRequest, ...]
+    analyses: tuple[PRAnalysis, ...]
+    graph: RevertGraph
+    risks: RiskRegistry
+
+
+def analyze_week(prs: Iterable[PullRequest], *, repo: str, week: IsoWeek, rules: Rules, tz: str = "UTC",
+                 risks: RiskRegistry = RISKS) -> WeekAnalysis:
+    """Analyse ``repo``'s ``week`` (half-open window in IANA zone ``tz``), without language.
+
+    ``prs`` may hold PRs outside the week: they serve as context for reverts and follow-up fixes
+    (PRs merged in the 7 days before the week) and are otherwise ignored. Records sharing a number
+    are one PR (the later one wins).
+
+    Raises:
+        InputError: unknown ``tz``.
+    """
+    zone = load_zone(tz)
+    start, end = week.window(zone)
+    ustart, uend = week.utc_window(zone)
+    context = dedupe(prs)
+    week_prs = [p for p in context.values() if ustart <= p.merged_at < uend]
+    analyses, graph = analyze_prs(week_prs, context, rules.compiled, start, risks)
+    return WeekAnalysis(repo=repo, week=week, tz=tz, rules=rules, start=start, end=end, week_prs=tuple(week_prs),
+                        analyses=tuple(analyses), graph=graph, risks=risks)
+
+
 def build_digest(
     prs: Iterable[PullRequest],
     *,
@@ -267,23 +311,34 @@ def build_digest(
     generated_at: datetime | None = None,
     risks: RiskRegistry = RISKS,
 ) -> Digest:
-    """Build the digest of ``repo`` for ``week`` (half-open window in IANA zone ``tz``).
-
-    ``prs`` may hold PRs outside the week: they serve as context for reverts and follow-up fixes
-    (PRs merged in the 7 days before the week) and are otherwise ignored. Records sharing a number
-    are one PR (the later one wins).
+    """The digest of ``repo`` for ``week`` in ``lang``: :func:`analyze_week` then :func:`digest_from`.
 
     Raises:
         InputError: unknown ``tz`` or ``lang``.
     """
-    if lang not in ("en", "zh"):
-        raise InputError(f"unsupported language {lang!r}: use en or zh")
-    zone = load_zone(tz)
-    start, end = week.window(zone)
-    ustart, uend = week.utc_window(zone)
-    context = dedupe(prs)
-    week_prs = [p for p in context.values() if ustart <= p.merged_at < uend]
-    analyses, graph = analyze_prs(week_prs, context, rules.compiled, start, risks)
+    check_lang(lang)
+    wa = analyze_week(prs, repo=repo, week=week, rules=rules, tz=tz, risks=risks)
+    return digest_from(wa, lang, skipped_records=skipped_records, generated_at=generated_at)
+
+
+def check_lang(lang: str) -> None:
+    """Raises InputError unless ``lang`` has a catalog (:data:`chatbot.i18n.LANGS`)."""
+    if lang not in LANGS:
+        raise InputError(f"unsupported language {lang!r}: use {' or '.join(LANGS)}")
+
+
+def digest_from(wa: WeekAnalysis, lang: str, *, skipped_records: int = 0,
+                generated_at: datetime | None = None) -> Digest:
+    """The :class:`~chatbot.models.Digest` of an analysed week written in ``lang`` (counts, key
+    PRs, observations, themes and recommendations; text from the catalogs). Cheap next to
+    :func:`analyze_week`.
+
+    Raises:
+        InputError: ``lang`` has no catalog.
+    """
+    check_lang(lang)
+    repo, week, tz, rules, start, end = wa.repo, wa.week, wa.tz, wa.rules, wa.start, wa.end
+    analyses, graph, risks, week_prs = list(wa.analyses), wa.graph, wa.risks, list(wa.week_prs)
     by_a = {a.pr.number: a for a in analyses}
     analyzed = [_analyzed(a, graph.reverted_by.get(a.pr.number), lang, rules, repo) for a in analyses]
     by_num = {p.number: p for p in analyzed}

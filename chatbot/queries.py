@@ -26,7 +26,7 @@ from typing import Annotated, Any, Union
 from pydantic import Field, TypeAdapter
 
 from chatbot.cards import DEFAULT_LIMITS, Card, CardLimits, message_card
-from chatbot.digest import build_digest
+from chatbot.digest_service import DigestService
 from chatbot.i18n import tr
 from chatbot.intent import AnswerContext, DigestProvider, Intent, ParseInput, QueryBase, WeekRef
 from chatbot.intents import INTENTS
@@ -168,7 +168,8 @@ def answer(
 
 
 class DigestCache:
-    """A :class:`DigestProvider` over a fixed list of PRs: builds each (week, lang) digest once.
+    """A :class:`DigestProvider` over a fixed list of PRs: one analysis per week (a
+    :class:`~chatbot.digest_service.DigestService`), each (week, lang) digest written once.
 
     Args:
         prs: the PRs (any weeks; the week's window selects).
@@ -180,28 +181,40 @@ class DigestCache:
     def __init__(self, prs: Sequence[PullRequest], *, repo: str, rules: Rules, tz: str = "UTC") -> None:
         self.prs = list(prs)
         self.repo = repo
-        self.rules = rules
-        self.tz = tz
+        self.service = DigestService(lambda _repo, _week: self.prs, rules_for=lambda _repo: rules,
+                                     tz_for=lambda _repo: tz, cache_size=64)
         self._cache: dict[tuple[str, str], Digest] = {}
 
     def digest(self, week: IsoWeek, lang: str) -> Digest:
         """The digest of ``week`` in ``lang``, built on first use.
 
         Raises:
-            chatbot.errors.InputError: ``lang`` is not ``en``/``zh`` or the zone is unknown.
+            chatbot.errors.InputError: ``lang`` has no catalog or the zone is unknown.
         """
         key = (str(week), lang)
         d = self._cache.get(key)
         if d is None:
-            d = build_digest(self.prs, repo=self.repo, week=week, rules=self.rules, tz=self.tz, lang=lang)
+            d = self.service.digest(self.repo, week, lang)
             self._cache[key] = d
         return d
+
+
+class _CallClock:
+    """A :class:`~chatbot.ports.Clock` over a ``now()`` callable."""
+
+    def __init__(self, now: Callable[[], datetime]) -> None:
+        self._now = now
+
+    def now(self) -> datetime:
+        """``now()`` of the wrapped callable."""
+        return self._now()
 
 
 class WindowDigests:
     """A :class:`DigestProvider` that reads each week's PRs from a source (the store) when asked.
 
-    Digests are kept for ``ttl`` seconds of the clock, so a busy channel does not rebuild them.
+    Analyses (one per week, shared by the languages) are kept for ``ttl`` seconds of the clock, so
+    a busy channel does not rebuild them.
 
     Args:
         fetch: ``fetch(start, end)`` -> PRs merged in ``[start, end)`` (aware UTC); e.g.
@@ -216,13 +229,16 @@ class WindowDigests:
 
     def __init__(self, fetch: Callable[[datetime, datetime], Sequence[PullRequest]], *, repo: str, rules: Rules,
                  clock: Callable[[], datetime], tz: str = "UTC", ttl: float = 300.0, context_days: int = 7) -> None:
-        self.fetch = fetch
         self.repo = repo
-        self.rules = rules
         self.clock = clock
-        self.tz = tz
         self.ttl = ttl
-        self.context_days = context_days
+
+        def prs(_repo: str, week: IsoWeek) -> Sequence[PullRequest]:
+            start, end = week.utc_window(load_zone(tz))
+            return fetch(start - timedelta(days=context_days), end)
+
+        self.service = DigestService(prs, rules_for=lambda _repo: rules, tz_for=lambda _repo: tz,
+                                     clock=_CallClock(clock), ttl=ttl, cache_size=64)
         self._cache: dict[tuple[str, str], tuple[datetime, Digest]] = {}
 
     def digest(self, week: IsoWeek, lang: str) -> Digest:
@@ -236,9 +252,7 @@ class WindowDigests:
         hit = self._cache.get(key)
         if hit is not None and (now - hit[0]).total_seconds() < self.ttl:
             return hit[1]
-        start, end = week.utc_window(load_zone(self.tz))
-        prs = self.fetch(start - timedelta(days=self.context_days), end)
-        d = build_digest(prs, repo=self.repo, week=week, rules=self.rules, tz=self.tz, lang=lang, generated_at=now)
+        d = self.service.digest(self.repo, week, lang, generated_at=now)
         if len(self._cache) > 64:
             self._cache.clear()
         self._cache[key] = (now, d)

@@ -9,13 +9,14 @@ import os
 import re
 from dataclasses import dataclass
 from collections.abc import Callable
-from datetime import datetime, timedelta, timezone
+from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 from enum import Enum
 from importlib import resources
 from pathlib import Path
 
 from adapters.export.ghjson import ParsedExport, load_exports
+from prhub.clock import SYSTEM_CLOCK
 from chatbot.digest import repo_from_urls
 from chatbot.models import PullRequest
 from chatbot.weeks import IsoWeek, load_zone
@@ -234,11 +235,6 @@ def github_source(*, base_url: str | None = None, progress: Callable[[Any], None
     return GitHubPullRequestSource(token, base_url=url, progress=progress, patches=patches)
 
 
-class _UtcClock:
-    def now(self) -> datetime:
-        return datetime.now(timezone.utc)
-
-
 @dataclass(frozen=True)
 class WeekFetchOutcome:
     """One week of ``prhub fetch``: the week, its merged PRs, requests spent, and whether the stored
@@ -266,7 +262,7 @@ def fetch_week(source: PullRequestSource, store: PullRequestStore, repo: str, we
         SourceError: the source could not list every matching PR (nothing is stored).
         PrhubError: from the source (rate limit, permission) or the store.
     """
-    clock = clock or _UtcClock()
+    clock = clock or SYSTEM_CLOCK
     zone = load_zone(tz)
     start, end = week.utc_window(zone)
     if not refresh and is_final(store.week_fetch(repo, str(week), tz), end):

@@ -19,13 +19,14 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from chatbot.digest import build_digest
+from chatbot.digest_service import DigestService
 from chatbot.errors import InputError
 from chatbot.models import Digest, PullRequest
 from chatbot.ports import ChatDelivery, Clock
 from chatbot.rules import Rules, load_rules, shipped_rules, shipped_rules_names
 from chatbot.weeks import IsoWeek, load_zone
 from prhub import bootstrap
+from prhub.clock import SYSTEM_CLOCK
 from scheduler.config import LoadedConfig, RepositoryConfig
 from scheduler.delivery import Deliverer, Sleeper, Stopping
 from scheduler.jobs import ChartRenderer, DigestBuilder, DigestJob
@@ -37,13 +38,6 @@ if TYPE_CHECKING:
     from chatbot.render.html import ChartImage
 
 log = logging.getLogger(__name__)
-
-
-class SystemClock:
-    """The wall clock, aware UTC."""
-
-    def now(self) -> datetime:
-        return datetime.now(timezone.utc)
 
 
 class StopSleeper:
@@ -82,7 +76,7 @@ def week_file(loaded: LoadedConfig, cfg: RepositoryConfig, week: IsoWeek) -> Pat
     return loaded.resolve((cfg.path or "").replace("{week}", str(week)))
 
 
-def digest_builder(loaded: LoadedConfig, store: SqlStore | None) -> DigestBuilder:
+def digest_builder(loaded: LoadedConfig, store: SqlStore | None, clock: Clock = SYSTEM_CLOCK) -> DigestBuilder:
     """The :data:`DigestBuilder` of the configured repositories.
 
     ``source: file`` reads the week's export (and the previous week's, when present, as context for
@@ -122,11 +116,20 @@ def digest_builder(loaded: LoadedConfig, store: SqlStore | None) -> DigestBuilde
         prs_cache[key] = prs
         return prs
 
+    configs: dict[str, RepositoryConfig] = {}
+
+    def rules_of(repo: str) -> Rules:
+        if repo not in rules_cache:
+            rules_cache[repo] = repo_rules(loaded, configs[repo])
+        return rules_cache[repo]
+
+    # one analysis per repository-week, whatever the number of languages posted
+    service = DigestService(lambda repo, week: prs_of(configs[repo], week), rules_for=rules_of,
+                            tz_for=lambda repo: configs[repo].week_tz, cache_size=2)
+
     def build(cfg: RepositoryConfig, week: IsoWeek, lang: str) -> Digest:
-        if cfg.repo not in rules_cache:
-            rules_cache[cfg.repo] = repo_rules(loaded, cfg)
-        return build_digest(prs_of(cfg, week), repo=cfg.repo, week=week, rules=rules_cache[cfg.repo], tz=cfg.week_tz,
-                            lang=lang, generated_at=datetime.now(timezone.utc))
+        configs[cfg.repo] = cfg
+        return service.digest(cfg.repo, week, lang, generated_at=clock.now())
 
     return build
 
@@ -181,12 +184,12 @@ def create_bot(loaded: LoadedConfig, store: Any, deliveries: dict[str, ChatDeliv
 
     ``chart`` draws the chart attached to each weekly digest (default :func:`weekly_chart`; None:
     no chart)."""
-    clock = clock or SystemClock()
+    clock = clock or SYSTEM_CLOCK
     sleeper = sleep or StopSleeper()
     cfg = loaded.config
     deliverer = Deliverer(store, deliveries, clock=clock, sleep=sleeper, settings=cfg.delivery, metrics=metrics)
     subscribers = store if hasattr(store, "subscriptions_for_repo") else None
-    job = DigestJob(cfg, build=build or digest_builder(loaded, store), deliverer=deliverer, clock=clock,
+    job = DigestJob(cfg, build=build or digest_builder(loaded, store, clock), deliverer=deliverer, clock=clock,
                     subscribers=subscribers, report_url=report_url or public_report_url(), metrics=metrics,
                     chart=chart)
     sched = DigestScheduler(cfg, job, clock=clock, delivery_log=store)
@@ -226,7 +229,7 @@ def parse_now(value: str | None) -> datetime:
         InputError: not an ISO date-time with an offset.
     """
     if value is None:
-        return datetime.now(timezone.utc)
+        return SYSTEM_CLOCK.now()
     try:
         dt = datetime.fromisoformat(value.replace("Z", "+00:00"))
     except ValueError:

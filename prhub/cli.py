@@ -132,7 +132,8 @@ def digest(
     refresh: Annotated[bool, typer.Option(help="with --source github: fetch the week again even when the stored copy is final")] = False,
 ) -> None:
     """Build the weekly digest of merged PRs: Markdown, JSON, Slack/Feishu payloads, HTML or PDF."""
-    from chatbot.digest import build_digest, newest_week, repo_from_urls, select_repo
+    from chatbot.digest import newest_week, repo_from_urls, select_repo
+    from chatbot.digest_service import DigestService
     from prhub import bootstrap
 
     zone_name = tz
@@ -156,8 +157,9 @@ def digest(
         iso_week = newest_week(parsed.prs, zone_name)
         if iso_week is None:
             raise InputError("the input holds no PRs, so there is no newest week: pass --week YYYY-Www")
-    d = build_digest(parsed.prs, repo=repo_name, week=iso_week, rules=rules_obj, tz=zone_name, lang=lang.value,
-                     skipped_records=parsed.skipped, generated_at=gen)
+    service = DigestService(lambda _repo, _week: parsed.prs, rules_for=lambda _repo: rules_obj,
+                            tz_for=lambda _repo: zone_name)
+    d = service.digest(repo_name, iso_week, lang.value, skipped_records=parsed.skipped, generated_at=gen)
     if format in (DigestFormat.html, DigestFormat.pdf):  # the full report: history from the input or the store
         from prhub.report import check_pdf_out, digest_report_bytes, write_bytes
 

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from chatbot.digest import build_digest
+from chatbot.digest_service import DigestService
 from chatbot.errors import InputError
 from chatbot.i18n import tr
 from chatbot.history import Trends, WeekHistory, WeekStats, build_trends, week_history, week_stats
@@ -113,9 +114,17 @@ def week_digest(lookup: PrLookup, repo: str, week: IsoWeek, tz: str, rules: Rule
     Raises:
         InputError: unknown zone or language.
     """
-    start, end = week.utc_window(load_zone(tz))
-    prs = lookup.merged_between(repo, start - timedelta(days=CONTEXT_DAYS), end)
-    return build_digest(prs, repo=repo, week=week, rules=rules, tz=tz, lang=lang, generated_at=generated_at)
+    return lookup_service(lookup, rules, tz).digest(repo, week, lang, generated_at=generated_at)
+
+
+def lookup_service(lookup: PrLookup, rules: Rules, tz: str) -> DigestService:
+    """A :class:`DigestService` over ``lookup``: each week with :data:`CONTEXT_DAYS` days of context."""
+
+    def prs(repo: str, week: IsoWeek) -> list[PullRequest]:
+        start, end = week.utc_window(load_zone(tz))
+        return lookup.merged_between(repo, start - timedelta(days=CONTEXT_DAYS), end)
+
+    return DigestService(prs, rules_for=lambda _repo: rules, tz_for=lambda _repo: tz)
 
 
 def history_for(lookup: PrLookup, digest: Digest, rules: Rules) -> WeekHistory:

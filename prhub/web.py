@@ -24,9 +24,10 @@ from __future__ import annotations
 import logging
 import threading
 from collections.abc import Callable, Iterable
-from datetime import datetime, timedelta, timezone
+from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
+from prhub.clock import SYSTEM_CLOCK
 from chatbot.inbound import ChatService
 from chatbot.queries import DigestProvider, ModuleIndex, Responder, WindowDigests
 from chatbot.weeks import IsoWeek
@@ -45,7 +46,7 @@ WSGIApp = Callable[[dict[str, Any], Callable[..., Any]], Iterable[bytes]]
 
 def _now_fn(clock: Any) -> Callable[[], datetime]:
     if clock is None:
-        return lambda: datetime.now(timezone.utc)
+        return SYSTEM_CLOCK.now
     if hasattr(clock, "now"):
         return clock.now  # type: ignore[no-any-return]
     return clock  # type: ignore[no-any-return]

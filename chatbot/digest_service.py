@@ -1,0 +1,112 @@
+"""``DigestService.digest(repo, week, lang)``: the one way every part of prhub gets a digest — chat
+answers, the CLI, the report pages and the weekly job.
+
+For a repository-week it reads the PRs from a source (a port: a function of repository and
+week), analyses them once with the repository's rules and zone (:func:`chatbot.digest.analyze_week`,
+language-neutral), writes the digest in each language asked for (:func:`chatbot.digest.digest_from`)
+and passes it through the one optional :data:`DigestStep` between analysis and rendering (where a
+summariser goes). Analyses are cached per (repository, week, source version) — one analysis per
+repository-week however many languages are posted — and, with a ``ttl``, for that many seconds of
+the injected clock.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+from collections.abc import Callable, Sequence
+from datetime import datetime
+
+from chatbot.digest import WeekAnalysis, analyze_week, check_lang, digest_from
+from chatbot.models import Digest, PullRequest
+from chatbot.ports import Clock
+from chatbot.risks import RISKS, RiskRegistry
+from chatbot.rules import Rules
+from chatbot.weeks import IsoWeek
+
+WeekPrs = Callable[[str, IsoWeek], Sequence[PullRequest]]
+"""``prs(repo, week)``: the PRs to analyse for a week — the week's PRs plus context (earlier PRs that
+reverts and follow-up fixes may cite; e.g. the 7 days before the week from the store)."""
+
+DigestStep = Callable[[Digest], Digest]
+"""The optional step between analysis and rendering: takes the written digest, returns it (e.g. with
+prose a validator has checked). Must not change numbers or PR sets."""
+
+
+class DigestService:
+    """Digests of any configured repository.
+
+    Args:
+        prs: the PR source (:data:`WeekPrs`).
+        rules_for: the rules of a repository (its configured rules file, else the shipped rules).
+        tz_for: the IANA zone of a repository's week windows.
+        step: the optional :data:`DigestStep` (None: none).
+        version: a token that changes when a repository's stored PRs change (e.g. its newest
+            ``merged_at``); cached analyses of other tokens are rebuilt. None: PRs never change.
+        clock: the clock ``ttl`` is measured on (required with ``ttl``).
+        ttl: seconds an analysis is reused (None: until evicted).
+        cache_size: analyses kept (least recently used evicted first).
+        risks: the risk rules (default: the shipped registry).
+    """
+
+    def __init__(self, prs: WeekPrs, *, rules_for: Callable[[str], Rules], tz_for: Callable[[str], str],
+                 step: DigestStep | None = None, version: Callable[[str], str] | None = None,
+                 clock: Clock | None = None, ttl: float | None = None, cache_size: int = 16,
+                 risks: RiskRegistry = RISKS) -> None:
+        if ttl is not None and clock is None:
+            raise ValueError("DigestService: a ttl needs a clock")
+        self._prs = prs
+        self._rules_for = rules_for
+        self._tz_for = tz_for
+        self._step = step
+        self._version = version
+        self._clock = clock
+        self._ttl = ttl
+        self._size = cache_size
+        self._risks = risks
+        self._cache: OrderedDict[tuple[str, str, str], tuple[datetime | None, WeekAnalysis]] = OrderedDict()
+        self._lock = threading.Lock()
+        self.analyses_built = 0
+        """How many analyses were built (cache misses), for tests and metrics."""
+
+    def rules(self, repo: str) -> Rules:
+        """The rules ``repo`` is analysed with."""
+        return self._rules_for(repo)
+
+    def tz(self, repo: str) -> str:
+        """The zone of ``repo``'s week windows."""
+        return self._tz_for(repo)
+
+    def analysis(self, repo: str, week: IsoWeek) -> WeekAnalysis:
+        """The language-neutral analysis of ``repo``'s ``week`` (cached).
+
+        Raises:
+            chatbot.errors.PrhubError: the source cannot answer, or a bad zone or rules.
+        """
+        key = (repo, str(week), self._version(repo) if self._version else "")
+        now = self._clock.now() if self._clock is not None and self._ttl is not None else None
+        with self._lock:
+            hit = self._cache.get(key)
+            if hit is not None and (now is None or hit[0] is None or (now - hit[0]).total_seconds() < (self._ttl or 0)):
+                self._cache.move_to_end(key)
+                return hit[1]
+        wa = analyze_week(self._prs(repo, week), repo=repo, week=week, rules=self._rules_for(repo),
+                          tz=self._tz_for(repo), risks=self._risks)
+        with self._lock:
+            self.analyses_built += 1
+            self._cache[key] = (now, wa)
+            self._cache.move_to_end(key)
+            while len(self._cache) > self._size:
+                self._cache.popitem(last=False)
+        return wa
+
+    def digest(self, repo: str, week: IsoWeek, lang: str = "en", *, generated_at: datetime | None = None,
+               skipped_records: int = 0) -> Digest:
+        """The digest of ``repo``'s ``week`` written in ``lang``, through the optional step.
+
+        Raises:
+            chatbot.errors.InputError: ``lang`` has no catalog; see also :meth:`analysis`.
+        """
+        check_lang(lang)
+        d = digest_from(self.analysis(repo, week), lang, skipped_records=skipped_records, generated_at=generated_at)
+        return self._step(d) if self._step is not None else d

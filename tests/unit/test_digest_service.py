@@ -1,0 +1,82 @@
+"""DigestService: one analysis per repository-week whatever the languages, the optional step between
+analysis and rendering, the ttl on an injected clock, the source version; same digest as before."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta, timezone
+
+import pytest
+
+from chatbot.digest import build_digest
+from chatbot.digest_service import DigestService
+from chatbot.weeks import IsoWeek
+from tests.conftest import week_prs
+
+W20 = IsoWeek.parse("2026-W20")
+REPO = "vllm-project/vllm"
+
+
+class FixedClock:
+    def __init__(self) -> None:
+        self.t = datetime(2026, 5, 18, 9, tzinfo=timezone.utc)
+
+    def now(self) -> datetime:
+        return self.t
+
+
+@pytest.fixture
+def prs():
+    return week_prs("2026-W19") + week_prs("2026-W20")
+
+
+def _service(prs, vllm_rules, calls, **kw):
+    def source(repo, week):
+        calls.append((repo, str(week)))
+        return prs
+    return DigestService(source, rules_for=lambda repo: vllm_rules, tz_for=lambda repo: "UTC", **kw)
+
+
+def test_one_analysis_for_both_languages_and_the_same_digests(prs, vllm_rules):
+    calls: list = []
+    svc = _service(prs, vllm_rules, calls)
+    en, zh = svc.digest(REPO, W20, "en"), svc.digest(REPO, W20, "zh")
+    assert svc.analyses_built == 1 and calls == [(REPO, "2026-W20")]
+    assert en == build_digest(prs, repo=REPO, week=W20, rules=vllm_rules, lang="en")
+    assert zh == build_digest(prs, repo=REPO, week=W20, rules=vllm_rules, lang="zh")
+    assert (en.total_prs, zh.total_prs, en.lang, zh.lang) == (217, 217, "en", "zh")
+    assert [p.number for p in en.key_prs] == [p.number for p in zh.key_prs]
+
+
+def test_the_step_sees_every_digest_before_rendering(prs, vllm_rules):
+    seen = []
+
+    def step(d):
+        seen.append(d.lang)
+        return d.model_copy(update={"recommendations": d.recommendations[:1]})
+
+    svc = _service(prs, vllm_rules, [], step=step)
+    assert len(svc.digest(REPO, W20, "zh").recommendations) == 1 and seen == ["zh"]
+
+
+def test_ttl_on_the_clock_and_version_rebuild(prs, vllm_rules):
+    clock, version, calls = FixedClock(), ["a"], []
+    svc = _service(prs, vllm_rules, calls, clock=clock, ttl=300, version=lambda repo: version[0])
+    svc.digest(REPO, W20)
+    clock.t += timedelta(seconds=299)
+    svc.digest(REPO, W20, "zh")
+    assert svc.analyses_built == 1
+    clock.t += timedelta(seconds=1)  # exactly ttl: rebuilt
+    svc.digest(REPO, W20)
+    assert svc.analyses_built == 2
+    version[0] = "b"  # newer PRs stored
+    svc.digest(REPO, W20)
+    assert svc.analyses_built == 3
+
+
+def test_bad_language_and_ttl_without_clock(prs, vllm_rules):
+    from chatbot.errors import InputError
+
+    with pytest.raises(InputError, match="unsupported language 'fr': use en or zh"):
+        _service(prs, vllm_rules, []).digest(REPO, W20, "fr")
+    with pytest.raises(ValueError, match="ttl needs a clock"):
+        _service(prs, vllm_rules, [], ttl=1)
