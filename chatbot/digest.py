@@ -429,6 +429,12 @@ def repo_from_urls(prs: Iterable[PullRequest]) -> str | None:
     return min(seen, key=lambda r: (-seen[r], r))
 
 
+def repo_of_url(url: str) -> str | None:
+    """The ``owner/name`` a GitHub PR URL (``https://github.com/owner/name/pull/N``) points at, else None."""
+    m = _REPO_URL.match(url)
+    return m.group(1) if m else None
+
+
 def repo_of(pr: PullRequest) -> str | None:
     """The ``owner/name`` a PR's URL points at, or None when it has no GitHub PR URL."""
     m = _REPO_URL.match(pr.url)

@@ -170,11 +170,19 @@ class ImportCount:
         return self.prs - self.inserted - self.updated
 
 
+IMPORT_CHUNK = 500
+"""Records validated and written per batch by ``prhub import`` (memory per batch, not per file)."""
+
+
 def import_exports(paths: list[str], *, repo: str | None, skip_invalid: bool, store: SqlStore) -> tuple[list[ImportCount], int]:
-    """Load gh-JSON exports into ``store``, upserted by (repo, number); one transaction per repository.
+    """Stream gh-JSON exports into ``store``, upserted by (repo, number), in one transaction.
 
     Each PR's repository is ``repo`` when given, else its own URL's, else the most common one of its
-    file. All files are read and validated before anything is written.
+    file. Records are read one at a time (:func:`adapters.export.ghjson.iter_export`) and written in
+    batches of :data:`IMPORT_CHUNK`, so memory does not grow with the input; a record whose raw SHA-256
+    (:func:`~adapters.export.ghjson.record_sha256`) equals the one its row was imported from is skipped
+    before validation or encoding. An invalid record (without ``skip_invalid``) rolls the whole import
+    back: nothing is written. Records sharing a number are one PR (the later wins).
 
     Returns:
         Counts per repository (sorted by name) and the number of invalid records skipped.
@@ -183,25 +191,106 @@ def import_exports(paths: list[str], *, repo: str | None, skip_invalid: bool, st
         InputError: a file cannot be read or validated, or a PR's repository cannot be told.
         adapters.storage.StoreError: the store cannot write.
     """
+    from adapters.export.ghjson import iter_export
+
     if not paths:
         raise InputError("no files: pass one or more gh pr list --json exports")
-    by_repo: dict[str, list[PullRequest]] = {}
-    skipped = 0
-    for path in paths:
-        parsed = load_exports([path], skip_invalid=skip_invalid)
-        skipped += parsed.skipped
-        file_repo = repo or repo_from_urls(parsed.prs)
-        for pr in parsed.prs:
-            pr_repo = repo or repo_from_urls([pr]) or file_repo
-            if pr_repo is None:
+    with store.writer() as writer:
+        importer = _Importer(writer, repo, skip_invalid)
+        for path in paths:
+            importer.read_file(path, iter_export(path))
+    return importer.counts(), importer.skipped
+
+
+class _Importer:
+    """The state of one streamed import: per repository the numbers seen and the counts."""
+
+    def __init__(self, writer: Any, repo: str | None, skip_invalid: bool) -> None:
+        self.writer = writer
+        self.repo = check_repo(repo) if repo else None
+        self.skip_invalid = skip_invalid
+        self.skipped = 0
+        self.seen: dict[str, dict[int, str]] = {}  # repo -> number -> inserted | updated | unchanged
+
+    def read_file(self, path: str, records: Any) -> None:
+        from collections import Counter
+
+        from chatbot.digest import repo_of_url
+
+        name = "<stdin>" if path == "-" else path
+        repos: Counter[str] = Counter()
+        orphans: list[tuple[int, Any]] = []  # records without a URL, kept until the file's repository is known
+        batch: dict[str, list[tuple[int, Any]]] = {}
+        size = 0
+        for index, rec in enumerate(records):
+            url = rec.get("url") if isinstance(rec, dict) else None
+            own = repo_of_url(url) if isinstance(url, str) else None
+            if own is not None:
+                repos[own] += 1
+            target = self.repo or own
+            if target is None:
+                orphans.append((index, rec))
+                continue
+            batch.setdefault(target, []).append((index, rec))
+            size += 1
+            if size >= IMPORT_CHUNK:
+                self._flush(batch, name)
+                batch, size = {}, 0
+        self._flush(batch, name)
+        if orphans:
+            if not repos:
+                from adapters.export.ghjson import validate_record
+
+                for index, rec in orphans:  # a bad record is reported before the missing repository
+                    try:
+                        validate_record(rec, index, name)
+                    except InputError as exc:
+                        if not self.skip_invalid:
+                            raise InputError(f"{exc.user_message} (fix the record or pass --skip-invalid)") from None
                 raise InputError(f"{path}: cannot tell the repository (its PRs have no URLs): pass --repo owner/name")
-            by_repo.setdefault(check_repo(pr_repo), []).append(pr)
-    counts: list[ImportCount] = []
-    for name in sorted(by_repo):
-        prs = by_repo[name]
-        inserted, updated = store.upsert_prs(name, prs)
-        counts.append(ImportCount(name, len({p.number for p in prs}), inserted, updated))
-    return counts, skipped
+            file_repo = min(repos, key=lambda r: (-repos[r], r))
+            for i in range(0, len(orphans), IMPORT_CHUNK):
+                self._flush({file_repo: orphans[i:i + IMPORT_CHUNK]}, name)
+
+    def _flush(self, batch: dict[str, list[tuple[int, Any]]], name: str) -> None:
+        from adapters.export.ghjson import record_sha256, validate_record
+
+        for target, items in batch.items():
+            repo = check_repo(target)
+            latest: dict[Any, tuple[int, Any, str]] = {}
+            for index, rec in items:  # the later record of a number wins
+                number = rec.get("number") if isinstance(rec, dict) else None
+                key = number if type(number) is int else ("invalid", index)
+                latest.pop(key, None)
+                latest[key] = (index, rec, record_sha256(rec))
+            stored = self.writer.source_hashes(repo, [k for k in latest if type(k) is int])
+            seen = self.seen.setdefault(repo, {})
+            todo: list[tuple[PullRequest, str]] = []
+            for key, (index, rec, digest) in latest.items():
+                if type(key) is int and key in stored and stored[key] == digest:
+                    seen.setdefault(key, "unchanged")  # imported before from this record: nothing to validate or write
+                    continue
+                try:
+                    pr = validate_record(rec, index, name)
+                except InputError as exc:
+                    self.skipped += 1
+                    if not self.skip_invalid:
+                        raise InputError(f"{exc.user_message} (fix the record or pass --skip-invalid)") from None
+                    continue
+                todo.append((pr, digest))
+            outcomes = self.writer.upsert(repo, todo)
+            for (pr, _), outcome in zip(todo, outcomes):
+                before = seen.get(pr.number)
+                if before is None or (before == "unchanged" and outcome != "unchanged"):
+                    seen[pr.number] = "updated" if before == "unchanged" else outcome
+                # a number written earlier in this import keeps its first outcome (the later record wins the row)
+
+    def counts(self) -> list[ImportCount]:
+        out = []
+        for r in sorted(self.seen):
+            states = list(self.seen[r].values())
+            out.append(ImportCount(r, len(states), states.count("inserted"), states.count("updated")))
+        return out
 
 
 # -- the GitHub source -----------------------------------------------------------------------------

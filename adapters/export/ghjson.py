@@ -12,10 +12,14 @@ other field is optional; unknown fields are ignored. Files may be gzip-compresse
 from __future__ import annotations
 
 import gzip
+import hashlib
+import io
 import json
+import pickle
 import sys
 import zlib
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -252,6 +256,19 @@ def parse_records(data: Any, source: str, *, skip_invalid: bool = False) -> Pars
     return ParsedExport(prs, skipped)
 
 
+@contextmanager
+def _read_errors(name: str) -> Iterator[None]:
+    """Turn the OS errors of opening or reading export ``name`` into one-line :class:`InputError`."""
+    try:
+        yield
+    except FileNotFoundError:
+        raise InputError(f"{name}: no such file: check the --input path") from None
+    except IsADirectoryError:
+        raise InputError(f"{name}: is a directory: pass a JSON file") from None
+    except OSError as exc:
+        raise InputError(f"{name}: cannot read it ({exc.strerror or exc})") from None
+
+
 def read_export(path: str, *, stdin: Any = None) -> Any:
     """Read and decode one export: a path (``.gz`` decompressed) or ``-`` for standard input.
 
@@ -259,18 +276,12 @@ def read_export(path: str, *, stdin: Any = None) -> Any:
         InputError: unreadable, not gzip when named ``.gz``, or not JSON (with line and column).
     """
     name = "<stdin>" if path == "-" else path
-    try:
+    with _read_errors(name):
         if path == "-":
             stream = stdin if stdin is not None else sys.stdin.buffer
             raw = stream.read()
         else:
             raw = Path(path).read_bytes()
-    except FileNotFoundError:
-        raise InputError(f"{name}: no such file: check the --input path") from None
-    except IsADirectoryError:
-        raise InputError(f"{name}: is a directory: pass a JSON file") from None
-    except OSError as exc:
-        raise InputError(f"{name}: cannot read it ({exc.strerror or exc})") from None
     if path.endswith(".gz") or raw[:2] == b"\x1f\x8b":
         try:
             raw = gzip.decompress(raw)
@@ -282,6 +293,87 @@ def read_export(path: str, *, stdin: Any = None) -> Any:
         raise InputError(f"{name}: not UTF-8 JSON") from None
     except json.JSONDecodeError as exc:
         raise InputError(f"{name}: not valid JSON (line {exc.lineno}, column {exc.colno}): {exc.msg}") from None
+
+
+IMPORT_FORMAT = "prhub-ghjson-1"
+"""Salt of :func:`record_sha256`: bump it when :func:`normalize_record` or the PR model changes what a
+raw record becomes, so that re-imports stop skipping records imported by an older prhub."""
+
+
+def record_sha256(rec: Any) -> str:
+    """SHA-256 (hex) of one raw export record as decoded: :data:`IMPORT_FORMAT` plus its pickle
+    (protocol 4), computed once per record.
+
+    Pickle is a faithful encoding of the decoded values (types kept: ``1``, ``1.0`` and ``true`` differ)
+    and 4-8x cheaper than canonical JSON here, which is what makes a re-import cheap. Equal records
+    decoded the same way hash equal; anything that changes the bytes (another key order, another
+    parser's string sharing) can only make a record look changed, which costs a validation, never a
+    wrong skip.
+    """
+    return hashlib.sha256(IMPORT_FORMAT.encode() + pickle.dumps(rec, protocol=4)).hexdigest()
+
+
+def validate_record(item: Any, index: int, source: str) -> PullRequest:
+    """One raw record as a domain PR.
+
+    Raises:
+        InputError: the record is invalid; the message names ``source``, the record's 0-based
+            ``index`` and the field, as :func:`parse_records` (without the ``--skip-invalid`` hint).
+    """
+    try:
+        return _one(item)
+    except _RecordError as exc:
+        raise InputError(f"invalid record {index} in {source}: {exc.text}") from None
+    except ValidationError as exc:
+        raise InputError(f"invalid record {index} in {source}: {_describe(exc.errors()[0])[1]}") from None
+
+
+def _open_stream(path: str, stdin: Any) -> Any:
+    with _read_errors("<stdin>" if path == "-" else path):
+        raw = io.BufferedReader(stdin if stdin is not None else sys.stdin.buffer) if path == "-" else open(path, "rb")  # noqa: SIM115
+    if path.endswith(".gz") or raw.peek(2)[:2] == b"\x1f\x8b":
+        return gzip.GzipFile(fileobj=raw, mode="rb")
+    return raw
+
+
+def iter_export(path: str, *, stdin: Any = None) -> Iterator[Any]:
+    """The raw records of one export (a JSON array), one at a time, without holding the file in memory
+    (``ijson`` over the file or gzip stream): peak memory does not grow with the file.
+
+    Records are what ``json.loads`` would give (ints stay ints, other numbers are floats).
+
+    Raises:
+        InputError: as :func:`read_export` (unreadable, bad gzip, not JSON, not an array); the
+            message of a JSON syntax error names its line and column. Raised when the bad part is
+            reached: records before it have been yielded.
+    """
+    import ijson
+
+    name = "<stdin>" if path == "-" else path
+    stream = _open_stream(path, stdin)
+    try:
+        try:
+            head = stream.peek(64) if hasattr(stream, "peek") else b""
+        except (EOFError, OSError, zlib.error):
+            raise InputError(f"{name}: not a valid gzip file") from None
+        if head.lstrip()[:1] not in (b"[", b""):
+            stream.close()
+            if path == "-":  # the head is consumed: report what the start shows
+                raise InputError(f"{name}: expected a JSON array of PR records (gh pr list --json ...)")
+            parse_records(read_export(path), name)  # raises the exact error (not an array, bad JSON)
+            raise InputError(f"{name}: expected a JSON array of PR records (gh pr list --json ...)")
+        try:
+            yield from ijson.items(stream, "item", use_float=True)
+        except ijson.JSONError as exc:
+            if path != "-":
+                read_export(path)  # raises the message with line and column
+            raise InputError(f"{name}: not valid JSON ({str(exc).splitlines()[0][:120]})") from None
+        except UnicodeDecodeError:
+            raise InputError(f"{name}: not UTF-8 JSON") from None
+        except (EOFError, OSError, zlib.error):
+            raise InputError(f"{name}: not a valid gzip file") from None
+    finally:
+        stream.close()
 
 
 def load_exports(paths: Iterable[str], *, skip_invalid: bool = False, stdin: Any = None) -> ParsedExport:

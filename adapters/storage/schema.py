@@ -20,6 +20,12 @@ Revision ``0002_chat_and_deliveries``:
   ``status`` is ``sending`` before the platform call, ``sent`` (with the platform message id)
   after, or ``failed`` with a reason. The unique key makes two replicas post once.
 
+Revision ``0004_import_source_hash``:
+
+* ``pull_requests.source_sha256``: SHA-256 of the raw export record the row was imported from
+  (:func:`adapters.export.ghjson.record_sha256`), NULL for rows from GitHub; a re-import skips a
+  record whose hash equals it before validating or encoding anything.
+
 Later issues add their tables (deliveries, subscriptions, event dedup) here *and* in a new Alembic
 revision under ``migrations/versions/``; the baseline is never edited.
 """
@@ -103,6 +109,7 @@ class PullRequestRow(Base):
     data: Mapped[dict[str, Any]]
     content_sha256: Mapped[str] = mapped_column(String(64))
     revision: Mapped[int] = mapped_column(Integer, default=1)
+    source_sha256: Mapped[str | None] = mapped_column(String(64))
 
     __table_args__ = (
         Index("ix_pull_requests_repo_merged_at", "repo", "merged_at"),
