@@ -23,6 +23,7 @@ from datetime import datetime
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from chatbot.admins import admin_key
 from chatbot.cards import Card
 from chatbot.errors import PrhubError
 from chatbot.events import EventLog
@@ -75,7 +76,7 @@ class ChatService:
         responders: one :class:`Responder` per repository answered about; the first is the default.
         events: persistent de-duplication (the store's ``claim_event``).
         clock: ``now()`` -> aware UTC datetime (the time a key is claimed).
-        admins: per platform name, the user ids that may subscribe a channel.
+        admins: per platform name, the scoped ids (``WORKSPACE:USER``) that may subscribe a channel.
         routes: ``(platform, channel) -> repo``: conversations that belong to a repository (its
             configured destinations); other conversations get the default repository.
     """
@@ -105,7 +106,8 @@ class ChatService:
     def requester(self, msg: InboundMessage) -> Requester:
         """Who asks and where, with admin rights from ``admins`` and the routed repository."""
         return Requester(platform=msg.platform, workspace=msg.workspace, user=msg.user, channel=msg.channel,
-                         is_admin=msg.user in self.admins.get(msg.platform, frozenset()),
+                         is_admin=bool(msg.workspace) and admin_key(msg.workspace, msg.user)
+                         in self.admins.get(msg.platform, frozenset()),
                          repo=self.responder_for(msg).repo)
 
     def accept(self, msg: InboundMessage) -> bool:
@@ -117,6 +119,10 @@ class ChatService:
         """
         if not wants_answer(msg):
             return False  # not for us: nothing recorded, so an addressed twin still answers
+        if not msg.workspace:
+            log.warning("%s %s: refused: the event names no workspace (team id / tenant key)", msg.platform,
+                        msg.where or msg.dedup_key)
+            return False
         if msg.dedup_key and not self.events.claim_event(msg.platform, msg.dedup_key, self.clock()):
             log.info("%s %s: duplicate, ignored", msg.platform, msg.where or msg.dedup_key)
             return False

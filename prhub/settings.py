@@ -42,6 +42,7 @@ from typing import Annotated, Any, Literal
 from pydantic import Field, SecretStr, ValidationError, field_validator
 from pydantic_settings import BaseSettings, NoDecode, PydanticBaseSettingsSource, SettingsConfigDict, YamlConfigSettingsSource
 
+from chatbot.admins import check_scoped
 from chatbot.errors import InputError
 from chatbot.render.escape import safe_url
 from chatbot.weeks import load_zone
@@ -94,6 +95,11 @@ class Settings(BaseSettings):
     @classmethod
     def _split_ids(cls, v: Any) -> Any:
         return _ids(v)
+
+    @field_validator("prhub_slack_admins", "prhub_feishu_admins")
+    @classmethod
+    def _scoped_ids(cls, v: tuple[str, ...]) -> tuple[str, ...]:
+        return tuple(check_scoped(x) for x in v)
 
     @field_validator("prhub_public_url")
     @classmethod

@@ -20,6 +20,7 @@ import yaml
 from apscheduler.triggers.cron import CronTrigger
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
+from chatbot.admins import check_scoped
 from chatbot.yamlfile import load_yaml
 from chatbot.errors import InputError
 from chatbot.weeks import load_zone
@@ -272,10 +273,17 @@ class RepositoryConfig(_Model):
 
 
 class Admins(_Model):
-    """Who is told about failed deliveries (and may manage channel subscriptions), per platform."""
+    """Who is told about failed deliveries (and may manage channel subscriptions), per platform,
+    each scoped to its workspace: ``T0123:U0456`` (Slack), ``tenant_key:ou_xxx`` (Feishu); a bare
+    user id is an error naming the form (see :mod:`chatbot.admins`)."""
 
     slack: tuple[str, ...] = ()
     feishu: tuple[str, ...] = ()
+
+    @field_validator("slack", "feishu")
+    @classmethod
+    def _scoped(cls, v: tuple[str, ...]) -> tuple[str, ...]:
+        return tuple(check_scoped(x) for x in v)
 
 
 class SubscriptionSettings(_Model):

@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING
 
+from chatbot.admins import admin_user
 from chatbot.cards import Card, Image, digest_cards, message_card, with_image
 from chatbot.deliveries import SENT, SubscriberDirectory
 from chatbot.errors import PrhubError, RateLimitedError
@@ -279,7 +280,7 @@ class DigestJob:
             for admin in ids:
                 card = message_card("prhub: weekly digest problems", lines, lang="en", role="admin_alert")
                 try:
-                    delivery.send(Destination(platform=platform, target=admin), card, thread=None,
+                    delivery.send(Destination(platform=platform, target=admin_user(admin)), card, thread=None,
                                   delivery_key=f"alert-{report.repo}-{report.week}-{self._clock.now():%Y%m%d%H%M%S}"[:50])
                 except Exception as exc:  # an alert that cannot be sent is only logged
                     log.warning("cannot tell admin %s:%s about %s %s: %s", platform, admin, cfg.repo, report.week,

@@ -45,7 +45,7 @@ repositories:
       - {{slack: C_EX}}
       - {{feishu: oc_ex}}
       - {{feishu: oc_all, lang: zh}}
-admins: {{slack: [U_ADMIN]}}
+admins: {{slack: [T_TEST:U_ADMIN]}}
 subscriptions: {{when_empty: skip}}
 """
 
@@ -182,7 +182,7 @@ repositories:
     path: {edir}/{{week}}.json
     schedule: {{weekly: "mon 09:30", timezone: Asia/Shanghai}}
     destinations: [{{slack: C_EX}}, {{feishu: oc_ex}}]
-admins: {{slack: [U_ADMIN]}}
+admins: {{slack: [T_TEST:U_ADMIN]}}
 """
     loaded = LoadedConfig(config=parse_config(config, "e2e.yaml"), base_dir=tmp_path)
     monkeypatch.delenv("PRHUB_PUBLIC_URL", raising=False)

@@ -25,7 +25,7 @@ repositories:
     source: github
     schedule: {cron: "0 9 * * 1", timezone: Asia/Shanghai}
     destinations: [{slack: C_DIGEST}]
-admins: {slack: [U_ADMIN]}
+admins: {slack: [T_TEST:U_ADMIN]}
 """
 
 

@@ -103,7 +103,7 @@ repositories:
   - repo: vllm-project/vllm
     schedule: {weekly: "mon 09:00", timezone: America/Los_Angeles}
     destinations: [{slack: C_VLLM}]
-admins: {slack: [U_ADMIN]}
+admins: {slack: [T_TEST:U_ADMIN]}
 """
 
 
@@ -153,3 +153,19 @@ def test_missing_config_is_one_line(monkeypatch):
     with pytest.raises(InputError, match="cannot read"):
         load_config("/nonexistent/prhub.yaml")
     assert isinstance(parse_config(GOOD, "x"), BotConfig)
+
+
+@pytest.mark.parametrize("admins, ok", [("{slack: [T0123:U0456], feishu: [tenant_1:ou_xxx]}", True),
+                                        ("{slack: [U0456]}", False), ("{feishu: [ou_xxx]}", False),
+                                        ("{slack: ['T0123:']}", False)])
+def test_admins_are_scoped_to_a_workspace(admins, ok):
+    """Issue 9, failure 8: a bare admin id is a config error naming the new form."""
+    text = ("repositories: [{repo: a/b, source: github, schedule: {cron: '0 9 * * 1'}, destinations: [{slack: C1}]}]\n"
+            f"admins: {admins}\n")
+    if ok:
+        assert parse_config(text, "t.yaml").admins.slack in ((), ("T0123:U0456",))
+        return
+    with pytest.raises(InputError) as e:
+        parse_config(text, "t.yaml")
+    assert "admins." in e.value.user_message and "WORKSPACE:USER" in e.value.user_message
+    assert "T0123:U0456" in e.value.user_message and "tenant_key:ou_xxx" in e.value.user_message

@@ -21,12 +21,12 @@ def clean_env(monkeypatch):
 def test_env_values_and_secrets_hidden(monkeypatch):
     monkeypatch.setenv("SLACK_BOT_TOKEN", SECRET)
     monkeypatch.setenv("SLACK_SIGNING_SECRET", "sig-secret")
-    monkeypatch.setenv("PRHUB_SLACK_ADMINS", "U_ADMIN, U_TWO")
+    monkeypatch.setenv("PRHUB_SLACK_ADMINS", "T1:U_ADMIN, T1:U_TWO")
     monkeypatch.setenv("PRHUB_PUBLIC_URL", "https://prhub.example.com/")
     monkeypatch.setenv("PRHUB_DEFAULT_LANG", "zh")
     s = load_settings()
     assert s.slack_enabled and not s.feishu_enabled
-    assert s.admins("slack") == {"U_ADMIN", "U_TWO"}
+    assert s.admins("slack") == {"T1:U_ADMIN", "T1:U_TWO"}
     assert s.prhub_public_url == "https://prhub.example.com"
     assert s.prhub_default_lang == "zh"
     assert s.secret("slack_bot_token") == SECRET
@@ -73,11 +73,11 @@ def test_create_app_with_half_a_platform_fails_naming_the_variable(monkeypatch, 
 
 def test_yaml_file_and_env_precedence(monkeypatch, tmp_path):
     cfg = tmp_path / "prhub.yaml"
-    cfg.write_text("prhub_default_repo: example-org/example-repo\nprhub_default_lang: zh\nprhub_feishu_admins: ou_A,ou_B\n")
+    cfg.write_text("prhub_default_repo: example-org/example-repo\nprhub_default_lang: zh\nprhub_feishu_admins: tk:ou_A,tk:ou_B\n")
     monkeypatch.setenv("PRHUB_DEFAULT_LANG", "en")
     s = load_settings(cfg)
     assert s.prhub_default_repo == "example-org/example-repo" and s.prhub_default_lang == "en"
-    assert s.admins("feishu") == {"ou_A", "ou_B"}
+    assert s.admins("feishu") == {"tk:ou_A", "tk:ou_B"}
     with pytest.raises(SettingsError, match="PRHUB_CONFIG"):
         load_settings(tmp_path / "missing.yaml")
 
@@ -111,3 +111,10 @@ def test_socket_mode_needs_the_app_token_not_the_signing_secret(monkeypatch):
         load_settings().require_slack()
     monkeypatch.setenv("SLACK_APP_TOKEN", "xapp-1-x")
     load_settings().require_slack()  # no SLACK_SIGNING_SECRET needed
+
+
+def test_bare_admin_ids_in_the_environment_are_an_error_naming_the_form(monkeypatch):
+    monkeypatch.setenv("PRHUB_SLACK_ADMINS", "U_ADMIN")
+    with pytest.raises(SettingsError) as e:
+        load_settings()
+    assert "PRHUB_SLACK_ADMINS" in str(e.value) and "T0123:U0456" in str(e.value)

@@ -36,7 +36,7 @@ def feishu(clock):
 @pytest.fixture
 def bot(tmp_path, feishu, clock, provider):
     b = build_bot(f"sqlite:///{tmp_path / 'bot.db'}", clock=clock, digest_provider=provider, feishu=feishu,
-                  prhub_feishu_admins="ou_ADMIN")
+                  prhub_feishu_admins="tenant_T:ou_ADMIN")
     yield b
     b.close()
 

@@ -45,7 +45,7 @@ def slack():
 @pytest.fixture
 def bot(tmp_path, slack, clock, provider):
     b = build_bot(f"sqlite:///{tmp_path / 'bot.db'}", clock=clock, digest_provider=provider, slack=slack,
-                  prhub_slack_admins="U_ADMIN")
+                  prhub_slack_admins="T_TEST:U_ADMIN")
     yield b
     b.close()
 
@@ -145,6 +145,23 @@ def test_channel_subscription_needs_an_admin(bot, slack):
     by_thread = {p["thread_ts"]: json.dumps(p["blocks"]) for p in slack.posts}  # replies may come in either order
     assert "Only admins" in by_thread["1718000010.000100"] and "Subscribed this channel" in by_thread["1718000011.000100"]
     assert rows(bot.store, SUBSCRIPTIONS) == 1
+
+
+def test_an_admin_of_one_workspace_is_no_admin_in_another_and_events_without_a_team_are_refused(bot, slack):
+    """Issue 9, failure 8: admins are T_TEST:U_ADMIN; the same user id from T_OTHER cannot subscribe a
+    channel there; an event without a team id is not answered (nothing stored for workspace "")."""
+    other = slack_event({"type": "app_mention", "user": "U_ADMIN", "channel": "C_ELSE", "ts": "1718000020.000100",
+                         "text": "<@U_BOT> subscribe channel spec-decode"}, event_id="Ev030", team="T_OTHER")
+    assert post(events_url(bot), other, slack_headers(other)).status == 200
+    no_team = json.loads(slack_event({"type": "app_mention", "user": "U_ADMIN", "channel": "C_DIGEST",
+                                      "ts": "1718000021.000100", "text": "<@U_BOT> subscribe channel spec-decode"},
+                                     event_id="Ev031"))
+    no_team.pop("team_id")
+    raw = json.dumps(no_team).encode()
+    assert post(events_url(bot), raw, slack_headers(raw)).status == 200
+    bot.settle()
+    assert [p["thread_ts"] for p in slack.posts] == ["1718000020.000100"]
+    assert "Only admins" in json.dumps(slack.posts[0]["blocks"]) and rows(bot.store, SUBSCRIPTIONS) == 0
 
 
 def test_dm_is_answered_without_thread_and_unmentioned_channel_chatter_is_not(bot, slack):
