@@ -59,10 +59,6 @@ def config_problems(loaded: LoadedConfig, settings: Any) -> list[str]:
             out.append(f"{r.repo}: rules: {exc.user_message}")
         if r.source == "github" and not _env("GITHUB_TOKEN"):
             out.append(f"{r.repo}: source github but GITHUB_TOKEN is not set: export a token with read access")
-        if r.source == "file" and r.path:
-            folder = loaded.resolve(r.path).parent
-            if not folder.is_dir():
-                out.append(f"{r.repo}: path {r.path}: the folder {folder} does not exist: create it or fix path")
         for d in r.destinations:
             missing = [name for name, value in need[d.platform] if not value]
             if missing:

@@ -313,8 +313,8 @@ def config_schema_cmd() -> None:
 
 @config_app.command("check")
 def config_check_cmd(config: ConfigOpt = None) -> None:
-    """Validate the config file: one line per repository; exit 2 listing what is missing (rules or export
-    folders, the tokens of configured destinations, GITHUB_TOKEN for source: github)."""
+    """Validate the config file: one line per repository; exit 2 listing what is missing (rules files,
+    the tokens of configured destinations, GITHUB_TOKEN for source: github)."""
     from scheduler.config import load_config
 
     from prhub.checks import config_problems
