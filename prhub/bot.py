@@ -400,14 +400,9 @@ def serve(loaded: LoadedConfig, *, db: str | None, host: str | None = None, port
         bot.platforms = chat_app.platforms
     from prhub.sync import start_live_data
 
-    _, webhook = start_live_data(loaded, settings, store, bot.scheduler.scheduler, SystemClock())
+    _, webhook = start_live_data(loaded, settings, store, bot.scheduler.scheduler, SYSTEM_CLOCK)
     # POST /github/webhook beside the chat endpoints
     app = create_web_app(bot, _with_webhook(webhook, chat_app) if webhook is not None else chat_app)
-    connections = None
-    if chat_app is not None:
-        from prhub.connections import open_connections
-
-        connections = open_connections(settings, chat_app)  # Socket Mode / Feishu long connection, per settings
     srv = loaded.config.server
     server = create_server(app, host=host or srv.host, port=port if port is not None else srv.port, threads=srv.threads,
                            ident="prhub", max_request_body_size=srv.max_request_bytes)
@@ -423,14 +418,20 @@ def serve(loaded: LoadedConfig, *, db: str | None, host: str | None = None, port
         raise SystemExit(0)
 
     old = {s: signal.signal(s, on_signal) for s in (signal.SIGTERM, signal.SIGINT)}
-    bot.scheduler.start()
-    actual_port = int(server.effective_port)  # type: ignore[attr-defined]
-    log.info("prhub serve: listening on %s:%d; jobs: %s", server.effective_host, actual_port,  # type: ignore[attr-defined]
-             ", ".join(f"{j.repo} next {j.next_run}" for j in bot.scheduler.jobs()))
-    if ready is not None:
-        ready(actual_port)
+    connections = None
     try:
-        server.run()
+        if chat_app is not None:  # Socket Mode / Feishu long connection, per settings (after the signal handlers)
+            from prhub.connections import open_connections
+
+            connections = open_connections(settings, chat_app)
+        bot.scheduler.start()
+        actual_port = int(server.effective_port)  # type: ignore[attr-defined]
+        log.info("prhub serve: listening on %s:%d; jobs: %s", server.effective_host, actual_port,  # type: ignore[attr-defined]
+                 ", ".join(f"{j.repo} next {j.next_run}" for j in bot.scheduler.jobs()))
+        if ready is not None:
+            ready(actual_port)
+        if not stopping.is_set():
+            server.run()
     except SystemExit:
         pass
     finally:
