@@ -11,7 +11,6 @@ from dataclasses import dataclass
 from collections.abc import Callable
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
-from enum import Enum
 from importlib import resources
 from pathlib import Path
 
