@@ -102,16 +102,10 @@ def _parse_generated_at(value: Optional[str]) -> Optional[datetime]:
 
 
 def render(digest: Digest, fmt: DigestFormat) -> str:
-    """The digest in ``fmt``: Markdown text or the Digest model as indented JSON."""
-    if fmt is DigestFormat.json:
-        return digest.model_dump_json(indent=2) + "\n"
-    if fmt in (DigestFormat.slack, DigestFormat.feishu):
-        from prhub.chat import render_digest_chat
+    """The digest in a text format of the registry (:data:`prhub.formats.FORMATS`)."""
+    from prhub.formats import Rendering, output_format
 
-        return render_digest_chat(digest, fmt.value)
-    from chatbot.render.markdown import render_markdown
-
-    return render_markdown(digest)
+    return output_format(fmt.value).render(Rendering(digest)).decode("utf-8")
 
 
 @app.command()

@@ -23,7 +23,6 @@ from chatbot.i18n import tr
 from chatbot.history import Trends, WeekHistory, WeekStats, build_trends, week_history, week_stats
 from chatbot.models import Digest, PullRequest
 from chatbot.render.html import ArchiveWeek, ChartImage, PageLink, render_archive_html, render_html, render_trends_html
-from chatbot.render.markdown import render_markdown
 from chatbot.render.trends import render_trends_markdown
 from chatbot.rules import Rules
 from chatbot.weeks import IsoWeek, load_zone
@@ -268,6 +267,8 @@ def digest_report_bytes(digest: Digest, fmt: str, *, prs: Sequence[PullRequest] 
     Raises:
         InputError / adapters.storage.StoreError / adapters.report.ReportError.
     """
+    from prhub.formats import Rendering, output_format
+
     if from_store:
         from prhub import bootstrap
 
@@ -275,9 +276,7 @@ def digest_report_bytes(digest: Digest, fmt: str, *, prs: Sequence[PullRequest] 
             report = build_report(digest, store, rules)
     else:
         report = build_report(digest, PrList(prs or ()), rules)
-    if fmt == "pdf":
-        return report_pdf(report)
-    return report_html(report).encode("utf-8")
+    return output_format(fmt).render(Rendering(digest, report))
 
 
 # -- trends ----------------------------------------------------------------------------------------
@@ -327,10 +326,6 @@ def trends_output(trends: Trends, fmt: str, lang: str) -> str:
 
 
 # -- report pages (the web adapter's provider) -----------------------------------------------------
-
-FORMATS = {"html": "text/html; charset=utf-8", "md": "text/markdown; charset=utf-8",
-           "pdf": "application/pdf", "json": "application/json"}
-
 
 class StoreReports:
     """Report pages from the PR store, for :func:`adapters.web.create_app`.
@@ -420,21 +415,18 @@ class StoreReports:
             InputError: unknown format, bad week, nothing stored.
             adapters.report.ReportError: PDF rendering failed (e.g. no CJK font).
         """
-        if fmt not in FORMATS:
-            raise InputError(f"unknown format {fmt!r}: use html, md, pdf or json")
+        from prhub.formats import Rendering, page_format
+
+        output = page_format(fmt)
         rep = self.report(repo, week, lang)
-        if fmt == "md":
-            return render_markdown(rep.digest).encode("utf-8")
-        if fmt == "json":
-            return (rep.digest.model_dump_json(indent=2) + "\n").encode("utf-8")
-        if fmt == "pdf":
-            return report_pdf(rep)
+        if output.name != "html":
+            return output.render(Rendering(rep.digest, rep))
         w = rep.digest.week
         links = [PageLink("Markdown", f"{w}.md?lang={lang}"), PageLink("PDF", f"{w}.pdf?lang={lang}"),
                  PageLink("JSON", f"{w}.json?lang={lang}"), PageLink("中文" if lang == "en" else "English",
                                                                   f"{w}.html?lang={'zh' if lang == 'en' else 'en'}"),
                  PageLink(tr(lang, "html.archive_link"), "./")]
-        return report_html(rep, links).encode("utf-8")
+        return output.render(Rendering(rep.digest, rep, links))
 
     def archive(self, repo: str, lang: str, before: str | None = None) -> bytes:
         """The archive page of ``repo``: one page of :data:`ARCHIVE_WEEKS` weeks, newest first (see
