@@ -154,7 +154,9 @@ def digest(
     service = DigestService(lambda _repo, _week: parsed.prs, rules_for=lambda _repo: rules_obj,
                             tz_for=lambda _repo: zone_name)
     d = service.digest(repo_name, iso_week, lang.value, skipped_records=parsed.skipped, generated_at=gen)
-    if format in (DigestFormat.html, DigestFormat.pdf):  # the full report: history from the input or the store
+    from prhub.formats import output_format
+
+    if output_format(format.value).needs_report:  # the full report: history from the input or the store
         from prhub.report import check_pdf_out, digest_report_bytes, write_bytes
 
         check_pdf_out(format.value, out)

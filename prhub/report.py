@@ -255,7 +255,9 @@ def check_pdf_out(fmt: str, out: Path | None) -> None:
     Raises:
         InputError: ``fmt`` is ``pdf`` and ``out`` is None.
     """
-    if fmt == "pdf" and out is None:
+    from prhub.formats import output_format
+
+    if output_format(fmt).binary and out is None:
         raise InputError("--format pdf writes a binary file: pass --out FILE.pdf")
 
 
@@ -447,4 +449,7 @@ def create_reports_app(store: Any, *, default_lang: str = "en", tz: str = "UTC",
     """
     from adapters.web import create_app
 
-    return create_app(StoreReports(store, tz=tz, rules_for=rules_for), default_lang=default_lang)
+    from prhub.formats import PAGE_FORMATS
+
+    return create_app(StoreReports(store, tz=tz, rules_for=rules_for), default_lang=default_lang,
+                      mimetypes={suffix: f.media_type for suffix, f in PAGE_FORMATS.items()})

@@ -23,7 +23,7 @@ import logging
 import re
 import threading
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Protocol
 
 from flask import Flask, Response, redirect, request
@@ -33,7 +33,7 @@ from chatbot.weeks import IsoWeek
 
 log = logging.getLogger(__name__)
 
-MIMETYPES = {"html": "text/html; charset=utf-8", "md": "text/markdown; charset=utf-8",
+MIMETYPES: Mapping[str, str] = {"html": "text/html; charset=utf-8", "md": "text/markdown; charset=utf-8",
              "pdf": "application/pdf", "json": "application/json"}
 _PART = re.compile(r"^[A-Za-z0-9_.-]+$")
 _LANGS = ("en", "zh")
@@ -107,20 +107,22 @@ def _text(status: int, message: str) -> Response:
     return resp
 
 
-def _page(body: bytes, fmt: str) -> Response:
-    resp = Response(body, mimetype=MIMETYPES[fmt])
+def _page(body: bytes, fmt: str, mimetypes: Mapping[str, str] = MIMETYPES) -> Response:
+    resp = Response(body, mimetype=mimetypes[fmt])
     resp.headers["X-Content-Type-Options"] = "nosniff"
     resp.headers["Content-Security-Policy"] = content_security_policy(body) if fmt == "html" else "default-src 'none'"
     return resp
 
 
-def create_app(provider: ReportProvider, *, default_lang: str = "en", cache_size: int = 64) -> Flask:
+def create_app(provider: ReportProvider, *, default_lang: str = "en", cache_size: int = 64,
+               mimetypes: Mapping[str, str] = MIMETYPES) -> Flask:
     """The Flask app serving ``provider``'s reports under ``/reports/``.
 
     Args:
         provider: builds pages (from the PR store in production, a fake in tests).
         default_lang: language when the request has no ``?lang=`` (``en`` or ``zh``).
         cache_size: rendered responses kept (LRU).
+        mimetypes: media type of each page suffix served (prhub passes its output-format registry's).
 
     Returns:
         A WSGI application. Unknown repositories/weeks give 404, bad weeks or formats 404/400,
@@ -171,7 +173,7 @@ def create_app(provider: ReportProvider, *, default_lang: str = "en", cache_size
         repo = repo_of(owner, name)
         week, _, fmt = page.partition(".")
         fmt = fmt or "html"
-        if repo is None or fmt not in MIMETYPES or not provider.version(repo):
+        if repo is None or fmt not in mimetypes or not provider.version(repo):
             return _text(404, NOT_FOUND)
         try:
             iso = str(IsoWeek.parse(week))
@@ -185,7 +187,7 @@ def create_app(provider: ReportProvider, *, default_lang: str = "en", cache_size
         except PrhubError as exc:
             log.warning("report %s %s %s failed: %s", repo, iso, fmt, exc.user_message)
             return _text(503, exc.user_message)
-        resp = _page(body, fmt)
+        resp = _page(body, fmt, mimetypes)
         if fmt == "pdf":
             resp.headers["Content-Disposition"] = f'inline; filename="{repo.replace("/", "-")}-{iso}-{lg}.pdf"'
         return resp
