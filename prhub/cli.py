@@ -21,6 +21,7 @@ import typer
 
 from chatbot.errors import InputError, PrhubError
 from chatbot.weeks import IsoWeek, load_zone
+from prhub.formats import FORMATS
 from prhub.options import SAMPLE_WEEK, DigestSource
 
 if TYPE_CHECKING:  # imported where used: ``import prhub.cli`` stays under 0.25 s CPU (no pydantic, no rules)
@@ -42,13 +43,8 @@ class Lang(str, Enum):
     zh = "zh"
 
 
-class DigestFormat(str, Enum):
-    markdown = "markdown"
-    json = "json"
-    slack = "slack"
-    feishu = "feishu"
-    html = "html"
-    pdf = "pdf"
+DigestFormat = Enum("DigestFormat", {name: name for name in FORMATS}, type=str)  # type: ignore[misc]
+"""``--format`` choices: the output-format registry (:data:`prhub.formats.FORMATS`)."""
 
 
 class TrendsFormat(str, Enum):
@@ -117,7 +113,7 @@ def digest(
     tz: Annotated[str, typer.Option(help="IANA time zone of the week window")] = "UTC",
     rules: RulesOpt = None,
     lang: Annotated[Lang, typer.Option(help="language of the text")] = Lang.en,
-    format: Annotated[DigestFormat, typer.Option("--format", "-f", help="output format")] = DigestFormat.markdown,
+    format: Annotated[DigestFormat, typer.Option("--format", "-f", help="output format")] = DigestFormat.markdown,  # type: ignore[attr-defined]
     out: Annotated[Optional[Path], typer.Option(help="write to this file instead of stdout")] = None,
     skip_invalid: Annotated[bool, typer.Option(help="skip invalid records (counted as skipped_records) instead of failing")] = False,
     generated_at: Annotated[Optional[str], typer.Option(help="generation time to print in the header (ISO 8601)")] = None,
