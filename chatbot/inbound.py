@@ -24,7 +24,7 @@ from datetime import datetime
 from pydantic import BaseModel, ConfigDict, Field
 
 from chatbot.admins import admin_key
-from chatbot.cards import Card
+from chatbot.cards import Card, message_card
 from chatbot.errors import PrhubError
 from chatbot.events import EventLog
 from chatbot.i18n import tr
@@ -79,11 +79,14 @@ class ChatService:
         admins: per platform name, the scoped ids (``WORKSPACE:USER``) that may subscribe a channel.
         routes: ``(platform, channel) -> repo``: conversations that belong to a repository (its
             configured destinations); other conversations get the default repository.
+        busy: True while the reply queue is full (the wiring's bounded executor): answers are then
+            a short "busy, try again in a minute" card instead of a computed one.
     """
 
     def __init__(self, *, responders: Sequence[Responder], events: EventLog, clock: Callable[[], datetime],
                  admins: Mapping[str, Collection[str]] | None = None,
-                 routes: Mapping[tuple[str, str], str] | None = None) -> None:
+                 routes: Mapping[tuple[str, str], str] | None = None,
+                 busy: Callable[[], bool] | None = None) -> None:
         if not responders:
             raise ValueError("ChatService needs at least one Responder")
         self.responders = {r.repo.casefold(): r for r in responders}
@@ -92,6 +95,7 @@ class ChatService:
         self.clock = clock
         self.admins = {p: frozenset(ids) for p, ids in (admins or {}).items()}
         self.routes = {(p, c): repo.casefold() for (p, c), repo in (routes or {}).items()}
+        self.busy = busy or (lambda: False)
 
     @property
     def default_lang(self) -> str:
@@ -131,6 +135,9 @@ class ChatService:
     def answer(self, msg: InboundMessage) -> Card:
         """The answer card to an accepted message; never raises (the pipeline's one catch-all)."""
         responder = self.responder_for(msg)
+        if self.busy():
+            lang = responder.default_lang
+            return message_card(tr(lang, "card.busy.header"), [tr(lang, "card.busy")], lang=lang, role="error")
         try:
             return responder.reply(msg.text, requester=self.requester(msg))
         except PrhubError as exc:

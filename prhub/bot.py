@@ -393,7 +393,8 @@ def serve(loaded: LoadedConfig, *, db: str | None, host: str | None = None, port
 
         chat_app = create_app(settings, store, fallback=_reports_app(store, settings, loaded),
                               max_request_bytes=loaded.config.server.max_request_bytes,
-                              platform_retry=(loaded.config.server.platform_retry_seconds, 300.0))
+                              platform_retry=(loaded.config.server.platform_retry_seconds, 300.0),
+                              reply_queue=loaded.config.server.reply_queue or 4 * loaded.config.server.threads)
     except ImportError as exc:  # pragma: no cover - the chat endpoints are optional
         log.warning("chat endpoints not mounted: %s", exc)
     if chat_app is not None:

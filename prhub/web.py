@@ -21,8 +21,10 @@ Importing this module connects to nothing; the SDKs load only for the platforms 
 
 from __future__ import annotations
 
+import contextvars
 import logging
 import threading
+from concurrent.futures import Executor, Future, ThreadPoolExecutor
 from collections.abc import Callable, Iterable
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
@@ -135,6 +137,48 @@ def create_deliveries(settings: Settings) -> dict[str, ChatDelivery]:
     return out
 
 
+OVERLOADED: contextvars.ContextVar[bool] = contextvars.ContextVar("prhub_overloaded", default=False)
+"""True inside a reply run inline because the reply queue was full (the answer is then "busy")."""
+
+
+class BoundedExecutor(Executor):
+    """A bounded reply queue: at most ``capacity`` replies queued or running on ``inner``; when it
+    is full, the task runs at once in the caller's thread with :data:`OVERLOADED` set, so the chat
+    pipeline answers "busy, try again in a minute" in milliseconds instead of queueing for minutes.
+
+    Args:
+        inner: the worker pool.
+        capacity: replies queued or running at most (default ``4 × server threads``).
+    """
+
+    def __init__(self, inner: Executor, capacity: int) -> None:
+        self.inner = inner
+        self.capacity = capacity
+        self._slots = threading.BoundedSemaphore(capacity)
+
+    def submit(self, fn: Callable[..., Any], /, *args: Any, **kwargs: Any) -> Future[Any]:
+        if not self._slots.acquire(blocking=False):
+            done: Future[Any] = Future()
+            token = OVERLOADED.set(True)
+            try:
+                done.set_result(fn(*args, **kwargs))
+            except Exception as exc:  # noqa: BLE001 - handed back through the future, like a pool
+                done.set_exception(exc)
+            finally:
+                OVERLOADED.reset(token)
+            return done
+        try:
+            fut = self.inner.submit(fn, *args, **kwargs)
+        except BaseException:
+            self._slots.release()
+            raise
+        fut.add_done_callback(lambda _f: self._slots.release())
+        return fut
+
+    def shutdown(self, wait: bool = True, *, cancel_futures: bool = False) -> None:
+        self.inner.shutdown(wait=wait, cancel_futures=cancel_futures)
+
+
 class PlatformProbe:
     """Start-up isolation: checks each chat platform on a background thread, retrying with
     exponential backoff (``first`` seconds doubling up to ``cap``) until it answers, and keeps
@@ -227,7 +271,7 @@ def create_app(settings: Settings, store: SqlStore | None, *, clock: Any = None,
                digest_provider: DigestProvider | None = None, fallback: WSGIApp | None = None,
                feishu_executor: Any = None, slack_executor: Any = None,
                max_request_bytes: int = DEFAULT_MAX_REQUEST_BYTES,
-               platform_retry: tuple[float, float] = (5.0, 300.0)) -> ChatApp:
+               platform_retry: tuple[float, float] = (5.0, 300.0), reply_queue: int = 32) -> ChatApp:
     """Build the chat bot's WSGI app (see the module docstring for the routes).
 
     Args:
@@ -241,6 +285,8 @@ def create_app(settings: Settings, store: SqlStore | None, *, clock: Any = None,
         max_request_bytes: request body limit (``server.max_request_bytes``); larger bodies get 413.
         platform_retry: first and largest wait (seconds) between connection checks of a platform
             that cannot connect at start (``server.platform_retry_seconds``).
+        reply_queue: replies queued or running per platform at most (``server.reply_queue``); beyond
+            it the bot answers "busy" at once (:class:`BoundedExecutor`).
 
     Raises:
         prhub.settings.SettingsError: a platform half configured (e.g. a token without its secret).
@@ -261,7 +307,12 @@ def create_app(settings: Settings, store: SqlStore | None, *, clock: Any = None,
     app.responder = responder
     events = PurgingEventLog(store, timedelta(hours=settings.prhub_event_retention_hours))
     chat = ChatService(responders=[responder], events=events, clock=now,
-                       admins={"slack": settings.admins("slack"), "feishu": settings.admins("feishu")})
+                       admins={"slack": settings.admins("slack"), "feishu": settings.admins("feishu")},
+                       busy=OVERLOADED.get)
+    slack_executor = BoundedExecutor(slack_executor or ThreadPoolExecutor(8, thread_name_prefix="prhub-slack"),
+                                     reply_queue)
+    feishu_executor = BoundedExecutor(feishu_executor or ThreadPoolExecutor(4, thread_name_prefix="prhub-feishu"),
+                                      reply_queue)
     app.chat = chat
     if settings.slack_bot_token or settings.slack_signing_secret or settings.slack_app_token:
         settings.require_slack()

@@ -345,6 +345,8 @@ class ServerSettings(_Model):
             413 before it is read.
         platform_retry_seconds: first wait before a chat platform that could not be reached at
             start is tried again (doubling up to 300 s); the others start meanwhile.
+        reply_queue: chat replies queued or running per platform at most (default 4 × ``threads``);
+            when full the bot answers "busy, try again in a minute" at once.
     """
 
     host: str = "0.0.0.0"
@@ -352,6 +354,7 @@ class ServerSettings(_Model):
     threads: int = Field(default=8, ge=1, le=64)
     max_request_bytes: int = Field(default=1024 * 1024, ge=1024, le=64 * 1024 * 1024)
     platform_retry_seconds: float = Field(default=5.0, gt=0, le=300)
+    reply_queue: int | None = Field(default=None, ge=1, le=10_000)
 
 
 class BotConfig(_Model):

@@ -41,7 +41,7 @@ from lark_oapi.event.callback.model.p2_card_action_trigger import P2CardActionTr
 from adapters.feishu.cards import cards_to_feishu
 from adapters.feishu.delivery import FeishuDelivery, feishu_uuid
 from adapters.feishu.inbound import DIRECT_CHAT_TYPE, Mention, event_key, message_text, strip_mentions
-from chatbot.errors import DeliveryError
+from chatbot.errors import DeliveryError, PrhubError
 from chatbot.i18n import tr
 from chatbot.inbound import ChatService, InboundMessage
 
@@ -49,6 +49,13 @@ log = logging.getLogger(__name__)
 
 PLATFORM = "feishu"
 FEISHU_PATHS = ("/feishu/events", "/feishu/card")
+
+
+UNAVAILABLE = "prhub_unavailable"
+
+
+class Unavailable(Exception):
+    """The event cannot be recorded (database down): the endpoint answers 503 and Feishu re-pushes."""
 
 
 class FeishuChat:
@@ -117,7 +124,13 @@ class FeishuChat:
                              channel=m.chat_id or "", user=user, text=text,
                              is_direct=(m.chat_type or "") == DIRECT_CHAT_TYPE, addressed_to_bot=mentioned,
                              dedup_key=key, where=f"event {event_id} {key}")
-        if self.chat.accept(msg) and m.message_id:
+        try:
+            accepted = self.chat.accept(msg)
+        except PrhubError as exc:  # database down: a non-200 makes Feishu push the event again later
+            log.warning("feishu %s: cannot record it (%s): answering 503 so that Feishu re-pushes", msg.where,
+                        exc.user_message)
+            raise Unavailable(UNAVAILABLE) from None
+        if accepted and m.message_id:
             self.executor.submit(self._answer, msg, m.message_id, not msg.is_direct)
 
     def on_card_action_trigger(self, data: P2CardActionTrigger) -> P2CardActionTriggerResponse:
@@ -235,6 +248,8 @@ def create_feishu_wsgi(dispatcher: lark.EventDispatcherHandler, *, encrypt_key: 
                 msg = ""
             if "verification_token" in msg:
                 return make_response({"msg": "unauthorized"}, 401)
+            if UNAVAILABLE in msg:
+                return make_response({"msg": "temporarily unavailable"}, 503)
             return make_response({"msg": "bad request"}, 400)
         resp: Response = parse_resp(out)
         return resp

@@ -36,7 +36,7 @@ from typing import Any
 from urllib.parse import parse_qs
 
 from flask import Flask, Request, Response, request
-from slack_bolt import Ack, App, BoltContext, Respond
+from slack_bolt import Ack, App, BoltContext, BoltResponse, Respond
 from slack_bolt.adapter.flask import SlackRequestHandler
 from slack_sdk import WebClient
 
@@ -44,6 +44,8 @@ from adapters.slack.blocks import card_to_messages
 from adapters.slack.delivery import delivery_error, web_client
 from adapters.slack.inbound import action_inbound, command_inbound, message_inbound
 from chatbot.cards import Card
+from chatbot.errors import PrhubError
+from chatbot.i18n import tr
 from chatbot.inbound import ChatService
 
 log = logging.getLogger(__name__)
@@ -89,11 +91,32 @@ class SlackChat:
                 return
             first = first or str(resp.get("ts") or "") or None
 
+    def claim_before_ack(self, body: dict[str, Any], context: BoltContext, next: Callable[[], Any]) -> Any:
+        """Global bolt middleware, run before the (automatic) ack of an Events API request: the
+        event is recorded in the event log first, so when the database is down Slack gets a 503
+        and retries (``X-Slack-Retry-Num``) instead of a 200 for an event that is then lost; the
+        retry is answered once the database is back. The decision is left in the context."""
+        event = body.get("event") if body.get("type") == "event_callback" else None
+        if isinstance(event, dict) and event.get("type") in ("app_mention", "message"):
+            msg = message_inbound(body, event, bot_ids=self._bot_ids(context), platform=PLATFORM)
+            try:
+                context["prhub_accepted"] = msg if msg is not None and self.chat.accept(msg) else None
+            except PrhubError as exc:
+                log.warning("slack event %s: cannot record it (%s): answering 503 so that Slack retries",
+                            body.get("event_id"), exc.user_message)
+                return BoltResponse(status=503, body='{"error": "temporarily unavailable"}')
+        return next()
+
     def _answer_message(self, body: dict[str, Any], event: dict[str, Any], context: BoltContext, client: WebClient) -> None:
-        msg = message_inbound(body, event, bot_ids=self._bot_ids(context), platform=PLATFORM)
-        if msg is None:
-            return  # our own (or another bot's) message, an edit, a join...
-        card = self.chat.handle(msg)
+        if "prhub_accepted" in context:
+            msg = context["prhub_accepted"]
+            if msg is None:
+                return  # not for us, or a duplicate
+        else:  # (no middleware: Socket Mode tests build listeners directly)
+            msg = message_inbound(body, event, bot_ids=self._bot_ids(context), platform=PLATFORM)
+            if msg is None or not self.chat.accept(msg):
+                return
+        card = self.chat.answer(msg)
         if card is None:
             return
         thread = event.get("thread_ts") or (None if msg.is_direct else event.get("ts"))
@@ -114,11 +137,19 @@ class SlackChat:
         self._answer_message(body, event, context, client)
 
     def on_command(self, ack: Ack, command: dict[str, Any], respond: Respond, context: BoltContext) -> None:
-        """``/prhub QUERY``: ack (empty), then answer through the command's ``response_url``."""
-        ack()
-        card = self.chat.handle(command_inbound(command, bot_ids=self._bot_ids(context), platform=PLATFORM))
-        if card is None:
+        """``/prhub QUERY``: record it, ack (empty), then answer through the command's ``response_url``;
+        when it cannot be recorded (database down) the ack itself says "temporarily unavailable"."""
+        msg = command_inbound(command, bot_ids=self._bot_ids(context), platform=PLATFORM)
+        try:
+            accepted = self.chat.accept(msg)
+        except PrhubError as exc:
+            log.warning("slack command /prhub: cannot record it (%s)", exc.user_message)
+            ack(text=tr(self.chat.default_lang, "card.unavailable"))
             return
+        ack()
+        if not accepted:
+            return
+        card = self.chat.answer(msg)
         for msg in card_to_messages([card]):
             try:
                 respond(text=msg["text"], blocks=msg["blocks"], response_type="ephemeral")
@@ -168,6 +199,7 @@ def create_slack_app(*, bot_token: str, signing_secret: str, chat: ChatService, 
     app = App(token=bot_token, signing_secret=signing_secret, client=web, process_before_response=False,
               logger=logging.getLogger("adapters.slack.bolt"), token_verification_enabled=False, **extra)
     listeners = SlackChat(chat=chat, bot_ids=bot_ids)
+    app.use(listeners.claim_before_ack)
     app.event("app_mention")(listeners.on_app_mention)
     app.event("message")(listeners.on_message)
     app.command("/prhub")(listeners.on_command)
