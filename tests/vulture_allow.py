@@ -99,3 +99,4 @@ _.exc_text  # unused attribute (prhub/guard.py: logging.LogRecord, read by loggi
 _.stack_info  # unused attribute (prhub/guard.py: logging.LogRecord, read by logging.Formatter)
 _._m_conversations_info  # unused method (tests/fakes/slack_socket.py) -- dispatched by name like the other _m_ methods
 why  # unused variable (adapters/slack/manifest.py) -- SlackMethod: why prhub calls the method, for readers of the table
+_pragmas  # unused function (adapters/storage/store.py) -- a SQLAlchemy 'connect' event listener
