@@ -247,6 +247,8 @@ class ChatApp:
         self.platforms: dict[str, str] = {}
         """``{"slack": "ok", "feishu": "off: FEISHU_ENCRYPT_KEY is not set ..."}`` (for ``/healthz``)."""
         self.probe = PlatformProbe(self.platforms)
+        self.reply_executors: dict[str, BoundedExecutor] = {}
+        """The bounded reply queue of each platform."""
         self.guard = RequestGuard(self._route, max_bytes=max_request_bytes)
 
     def __call__(self, environ: dict[str, Any], start_response: Callable[..., Any]) -> Iterable[bytes]:
@@ -313,6 +315,7 @@ def create_app(settings: Settings, store: SqlStore | None, *, clock: Any = None,
                                      reply_queue)
     feishu_executor = BoundedExecutor(feishu_executor or ThreadPoolExecutor(4, thread_name_prefix="prhub-feishu"),
                                       reply_queue)
+    app.reply_executors = {"slack": slack_executor, "feishu": feishu_executor}
     app.chat = chat
     if settings.slack_bot_token or settings.slack_signing_secret or settings.slack_app_token:
         settings.require_slack()

@@ -133,13 +133,14 @@ def build_bot(db_url: str, *, clock: MovableClock, digest_provider: Any, slack: 
     if feishu is not None:
         values.update(feishu_app_id=feishu.app_id, feishu_app_secret=feishu.app_secret,
                       feishu_verification_token=FEISHU_TOKEN, feishu_encrypt_key=FEISHU_KEY, feishu_api_url=feishu.url)
+    reply_queue = settings.pop("reply_queue", 32)
     values.update(settings)
     cfg = load_settings(**values)
     store = SqlStore.open(db_url)
     slack_pool = ThreadPoolExecutor(max_workers=8)
     feishu_pool = ThreadPoolExecutor(max_workers=4)
     app = create_app(cfg, store, clock=clock, digest_provider=digest_provider, slack_executor=slack_pool,
-                     feishu_executor=feishu_pool)
+                     feishu_executor=feishu_pool, reply_queue=reply_queue)
     if responder_wrap is not None:
         responder_wrap(app)
     return Bot(app=app, store=store, server=Server(app), slack_pool=slack_pool, feishu_pool=feishu_pool)

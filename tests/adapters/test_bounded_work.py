@@ -1,0 +1,105 @@
+"""Issue 9, failures 5 and 6, over HTTP against the real apps and the fakes: a full reply queue
+answers "busy" at once; an event that cannot be recorded (database down) is answered so that the
+platform retries (Slack 503, Feishu 503), the retry is answered once the database is back, and
+/prhub says "temporarily unavailable". SQLite runs in WAL mode with synchronous=NORMAL."""
+
+from __future__ import annotations
+
+import json
+import threading
+
+import pytest
+from sqlalchemy import text
+
+from adapters.storage.errors import StoreError
+from chatbot.queries import DigestCache
+from tests.adapters.test_http_hardening import MENTION
+from tests.conftest import week_prs
+from tests.fakes.feishu_server import FakeFeishu, event_request, message_event
+from tests.fakes.inbound import FEISHU_KEY, FEISHU_TOKEN, MovableClock, build_bot, post, slack_event, slack_form, slack_headers
+from tests.fakes.slack_server import FakeSlack
+
+
+@pytest.fixture(scope="module")
+def provider(vllm_rules):
+    return DigestCache(week_prs("2026-W20"), repo="vllm-project/vllm", rules=vllm_rules)
+
+
+@pytest.fixture
+def bot(tmp_path, provider):
+    clock = MovableClock(max(p.merged_at for p in week_prs("2026-W20")))
+    with FakeSlack() as slack, FakeFeishu(app_id="cli_app_test", clock=lambda: clock.now().timestamp()) as feishu:
+        b = build_bot(f"sqlite:///{tmp_path / 'bot.db'}", clock=clock, digest_provider=provider, slack=slack,
+                      feishu=feishu, reply_queue=1)
+        b.extra.update(slack=slack, feishu=feishu)
+        yield b
+        b.close()
+
+
+def test_sqlite_runs_in_wal_mode_with_synchronous_normal(bot):
+    with bot.store.engine.connect() as conn:
+        assert conn.execute(text("PRAGMA journal_mode")).scalar() == "wal"
+        assert conn.execute(text("PRAGMA synchronous")).scalar() == 1  # NORMAL
+
+
+def test_a_full_reply_queue_answers_busy_at_once(bot):
+    slack = bot.extra["slack"]
+    hold = threading.Event()
+    bot.app.reply_executors["slack"].submit(hold.wait, 30)  # the one slot is taken by a slow reply
+    try:
+        body = slack_event(MENTION, event_id="Ev_busy")
+        r = post(bot.server.url + "/slack/events", body, slack_headers(body))
+        assert r.status == 200 and r.seconds < 3.0
+        assert slack.wait_for(lambda: len(slack.posts) == 1, timeout=5)
+        assert "busy" in json.dumps(slack.posts[0]["blocks"]) and "2026-W20" not in json.dumps(slack.posts[0]["blocks"])
+    finally:
+        hold.set()
+    bot.settle()
+
+
+def _down(store, calls: list[int], times: int):
+    real = store.claim_event
+
+    def claim(platform, key, now):
+        calls.append(1)
+        if len(calls) <= times:
+            raise StoreError("database postgresql://x: recording an event failed: OperationalError (check the database)")
+        return real(platform, key, now)
+
+    store.claim_event = claim
+
+
+def test_database_down_slack_gets_503_and_its_retry_is_answered_once(bot):
+    slack = bot.extra["slack"]
+    calls: list[int] = []
+    _down(bot.store, calls, 1)
+    body = slack_event(MENTION, event_id="Ev_db")
+    assert post(bot.server.url + "/slack/events", body, slack_headers(body)).status == 503
+    assert slack.posts == []
+    for retry in (1, 2):  # Slack retries; the second retry is a duplicate
+        assert post(bot.server.url + "/slack/events", body, slack_headers(body, retry=retry)).status == 200
+    bot.settle()
+    assert len(slack.posts) == 1 and "2026-W20" in json.dumps(slack.posts[0]["blocks"])
+
+
+def test_database_down_slash_command_says_temporarily_unavailable(bot):
+    slack = bot.extra["slack"]
+    _down(bot.store, [], 1)
+    body = slack_form({"command": "/prhub", "text": "risks this week", "user_id": "U_ALICE", "channel_id": "C_DIGEST",
+                       "team_id": "T_TEST", "trigger_id": "trig1", "response_url": slack.response_url("cmd1")})
+    r = post(bot.server.url + "/slack/commands", body, slack_headers(body, content_type="application/x-www-form-urlencoded"))
+    assert r.status == 200 and b"temporarily unavailable" in r.body
+    bot.settle()
+    assert slack.responses == []
+
+
+def test_database_down_feishu_gets_503_and_the_repush_is_answered(bot):
+    feishu = bot.extra["feishu"]
+    _down(bot.store, [], 1)
+    ev = message_event(token=FEISHU_TOKEN, event_id="ev_db", message_id="om_DB")
+    body, headers = event_request(ev, encrypt_key=FEISHU_KEY)
+    assert post(bot.server.url + "/feishu/events", body, headers).status == 503
+    body, headers = event_request(ev, encrypt_key=FEISHU_KEY)
+    assert post(bot.server.url + "/feishu/events", body, headers).status == 200
+    bot.settle()
+    assert len(feishu.messages) == 1
