@@ -167,16 +167,16 @@ class Bot:
     """The wired bot: the job, the scheduler (not started), the store and the sleeper to stop."""
 
     loaded: LoadedConfig
-    store: Any
+    store: SqlStore
     job: DigestJob
     scheduler: DigestScheduler
-    sleeper: Any
+    sleeper: Sleeper
     metrics: Metrics
     platforms: dict[str, str] = field(default_factory=dict)
     """Per chat platform: ``ok`` or why its endpoints are off or not yet up (``/healthz``)."""
 
 
-def create_bot(loaded: LoadedConfig, store: Any, deliveries: dict[str, ChatDelivery], *, clock: Clock | None = None,
+def create_bot(loaded: LoadedConfig, store: SqlStore, deliveries: dict[str, ChatDelivery], *, clock: Clock | None = None,
                sleep: Sleeper | None = None, build: DigestBuilder | None = None, metrics: Metrics = METRICS,
                report_url: Callable[[str, str], str | None] | None = None,
                chart: ChartRenderer | None = weekly_chart) -> Bot:
@@ -414,7 +414,8 @@ def serve(loaded: LoadedConfig, *, db: str | None, host: str | None = None, port
             return
         stopping.set()
         log.warning("signal %d: shutting down", signum)
-        bot.sleeper.stop()
+        if isinstance(bot.sleeper, StopSleeper):  # serve's own sleeper (tests inject plain ones)
+            bot.sleeper.stop()
         server.close()
         raise SystemExit(0)
 
@@ -436,7 +437,8 @@ def serve(loaded: LoadedConfig, *, db: str | None, host: str | None = None, port
     except SystemExit:
         pass
     finally:
-        bot.sleeper.stop()
+        if isinstance(bot.sleeper, StopSleeper):  # serve's own sleeper (tests inject plain ones)
+            bot.sleeper.stop()
         if connections is not None:
             connections.stop()
         if chat_app is not None:
