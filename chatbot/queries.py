@@ -26,7 +26,7 @@ from typing import Annotated, Any, Union
 from pydantic import Field, TypeAdapter
 
 from chatbot.cards import DEFAULT_LIMITS, Card, CardLimits, message_card
-from chatbot.digest_service import DigestService
+from chatbot.digest_service import DigestService, DigestStep
 from chatbot.i18n import tr
 from chatbot.intent import AnswerContext, DigestProvider, Intent, ParseInput, QueryBase, WeekRef
 from chatbot.intents import INTENTS
@@ -176,13 +176,15 @@ class DigestCache:
         repo: ``owner/name``.
         rules: the repository's rules.
         tz: IANA zone of the week windows.
+        step: the optional step between analysis and rendering (see :data:`DigestStep`).
     """
 
-    def __init__(self, prs: Sequence[PullRequest], *, repo: str, rules: Rules, tz: str = "UTC") -> None:
+    def __init__(self, prs: Sequence[PullRequest], *, repo: str, rules: Rules, tz: str = "UTC",
+                 step: DigestStep | None = None) -> None:
         self.prs = list(prs)
         self.repo = repo
         self.service = DigestService(lambda _repo, _week: self.prs, rules_for=lambda _repo: rules,
-                                     tz_for=lambda _repo: tz, cache_size=64)
+                                     tz_for=lambda _repo: tz, step=step, cache_size=64)
         self._cache: dict[tuple[str, str], Digest] = {}
 
     def digest(self, week: IsoWeek, lang: str) -> Digest:
@@ -225,10 +227,12 @@ class WindowDigests:
         tz: IANA zone of the week windows.
         ttl: seconds a digest is reused.
         context_days: days before the window read too (context for reverts and follow-ups).
+        step: the optional step between analysis and rendering (see :data:`DigestStep`).
     """
 
     def __init__(self, fetch: Callable[[datetime, datetime], Sequence[PullRequest]], *, repo: str, rules: Rules,
-                 clock: Callable[[], datetime], tz: str = "UTC", ttl: float = 300.0, context_days: int = 7) -> None:
+                 clock: Callable[[], datetime], tz: str = "UTC", ttl: float = 300.0, context_days: int = 7,
+                 step: DigestStep | None = None) -> None:
         self.repo = repo
         self.clock = clock
         self.ttl = ttl
@@ -238,7 +242,7 @@ class WindowDigests:
             return fetch(start - timedelta(days=context_days), end)
 
         self.service = DigestService(prs, rules_for=lambda _repo: rules, tz_for=lambda _repo: tz,
-                                     clock=_CallClock(clock), ttl=ttl, cache_size=64)
+                                     clock=_CallClock(clock), ttl=ttl, step=step, cache_size=64)
         self._cache: dict[tuple[str, str], tuple[datetime, Digest]] = {}
 
     def digest(self, week: IsoWeek, lang: str) -> Digest:

@@ -80,3 +80,20 @@ def test_bad_language_and_ttl_without_clock(prs, vllm_rules):
         _service(prs, vllm_rules, []).digest(REPO, W20, "fr")
     with pytest.raises(ValueError, match="ttl needs a clock"):
         _service(prs, vllm_rules, [], ttl=1)
+
+
+def test_chat_window_digests_read_the_store_once_for_both_languages(prs, vllm_rules):
+    from chatbot.queries import WindowDigests
+
+    clock, reads = FixedClock(), []
+
+    def fetch(start, end):
+        reads.append((start, end))
+        return [p for p in prs if start <= p.merged_at < end]
+
+    seen = []
+    w = WindowDigests(fetch, repo=REPO, rules=vllm_rules, clock=clock.now, step=lambda d: seen.append(d.lang) or d)
+    en, zh = w.digest(W20, "en"), w.digest(W20, "zh")
+    assert reads == [(datetime(2026, 5, 4, tzinfo=timezone.utc), datetime(2026, 5, 18, tzinfo=timezone.utc))]
+    assert (en.total_prs, zh.total_prs, seen) == (217, 217, ["en", "zh"])
+    assert en.generated_at == clock.t
