@@ -1,0 +1,220 @@
+"""Chat load through the real HTTP path: ``prhub serve`` (waitress, bolt, the store) as a subprocess,
+driven by concurrent senders of signed Slack ``app_mention`` events, answered into the fake Slack.
+
+For each database (SQLite file; PostgreSQL when ``PRHUB_TEST_DATABASE_URL`` or ``--pg URL`` is given)
+and each number of concurrent senders (1, 8, 20, 32) it sends for ``--seconds`` and prints, per
+level: replies/s, reply latency p50/p99 (from the POST to the fake Slack receiving the answer; a
+"busy" answer counts as an answer, and how many were busy is printed), ack p99 and the server's
+RSS. Then the RSS at idle and after four concurrent unsigned 100 MB POSTs (refused with 413 before
+they are read). Figures from a 2-core machine shared with other work: compare within one run.
+
+Usage: python benchmarks/chat_load.py [--seconds 5] [--pg postgresql+psycopg://postgres@127.0.0.1:5432/test]
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import json
+import os
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import urllib.request
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from tests.adapters.storage.conftest import pg_schema  # noqa: E402
+from tests.e2e.bot_support import free_port  # noqa: E402
+from tests.fakes.inbound import slack_event, slack_headers  # noqa: E402
+from tests.fakes.slack_server import FakeSlack  # noqa: E402
+
+SECRET = "bench-signing-secret"
+LEVELS = (1, 8, 20, 32)
+
+
+def rss_mib(pid: int) -> float:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    return float("nan")
+
+
+def pct(values: list[float], q: float) -> float:
+    if not values:
+        return float("nan")
+    s = sorted(values)
+    return s[min(len(s) - 1, int(q * len(s)))]
+
+
+def start_serve(db: str, slack: FakeSlack, workdir: Path) -> tuple[subprocess.Popen[str], int]:
+    cfg = workdir / "prhub.yaml"
+    cfg.write_text("""
+repositories:
+  - repo: vllm-project/vllm
+    source: github
+    schedule: {cron: "0 9 1 1 *", timezone: UTC}
+    destinations: [{slack: C_BENCH}]
+delivery: {reconcile_seconds: 0}
+server: {host: 127.0.0.1, threads: 8}
+""")
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("SLACK_", "FEISHU_", "PRHUB_"))}
+    env.update({"PYTHONPATH": str(ROOT), "PRHUB_DATABASE_URL": db, "PRHUB_LOG_LEVEL": "WARNING",
+                "SLACK_BOT_TOKEN": slack.token, "SLACK_SIGNING_SECRET": SECRET, "SLACK_API_URL": slack.base_url})
+    subprocess.run([sys.executable, "-m", "prhub", "import", str(ROOT / "prhub" / "data" / "2026-W20.json"),
+                    "--repo", "vllm-project/vllm"], env=env, cwd=ROOT, check=True, capture_output=True)
+    port = free_port()
+    proc = subprocess.Popen([sys.executable, "-m", "prhub", "serve", "--config", str(cfg), "--port", str(port)],
+                            env=env, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    end = time.monotonic() + 120
+    while time.monotonic() < end:
+        try:
+            with urllib.request.urlopen(f"http://127.0.0.1:{port}/healthz", timeout=2):
+                return proc, port
+        except OSError:
+            time.sleep(0.2)
+    raise SystemExit("prhub serve did not start: " + (proc.stderr.read() if proc.stderr else ""))
+
+
+def run_level(port: int, slack: FakeSlack, senders: int, seconds: float, tag: str) -> dict[str, float]:
+    sent: dict[str, float] = {}
+    acks: list[float] = []
+    lock = threading.Lock()
+    stop = time.monotonic() + seconds
+    seq = iter(range(10**9))
+
+    def sender() -> None:
+        while time.monotonic() < stop:
+            with lock:
+                n = next(seq)
+            ts = f"{1718000000 + n}.{tag}"
+            ev = {"type": "app_mention", "user": "U_LOAD", "channel": "C_LOAD", "ts": ts,
+                  "text": "<@U_BOT> risks 2026-W20"}
+            body = slack_event(ev, event_id=f"Ev{tag}{n}")
+            headers = slack_headers(body, secret=SECRET)
+            req = urllib.request.Request(f"http://127.0.0.1:{port}/slack/events", data=body, headers=headers, method="POST")
+            t0 = time.monotonic()
+            with lock:
+                sent[ts] = t0
+            try:
+                with urllib.request.urlopen(req, timeout=30) as r:
+                    r.read()
+            except OSError:
+                pass
+            with lock:
+                acks.append(time.monotonic() - t0)
+
+    seen: dict[str, float] = {}
+    busy = [0]
+    done = threading.Event()
+
+    def watch() -> None:
+        i = 0
+        while not done.is_set():
+            posts = slack.posts
+            while i < len(posts):
+                p = posts[i]
+                i += 1
+                th = p.get("thread_ts")
+                if th and th.endswith(tag) and th not in seen:
+                    seen[th] = time.monotonic()
+                    if "busy" in json.dumps(p.get("blocks")):
+                        busy[0] += 1
+            time.sleep(0.002)
+
+    w = threading.Thread(target=watch, daemon=True)
+    w.start()
+    threads = [threading.Thread(target=sender) for _ in range(senders)]
+    t_start = time.monotonic()
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline and len(seen) < len(sent):
+        time.sleep(0.05)
+    t_end = max(seen.values(), default=time.monotonic())
+    done.set()
+    lat = [seen[ts] - t0 for ts, t0 in sent.items() if ts in seen]
+    return {"sent": len(sent), "answered": len(lat), "busy": busy[0],
+            "answers_per_s": len(lat) / max(1e-9, t_end - t_start),
+            "p50_s": pct(lat, 0.5), "p99_s": pct(lat, 0.99), "ack_p99_s": pct(acks, 0.99)}
+
+
+def refuse_big_bodies(port: int, n: int = 4, size: int = 100 * 1024 * 1024) -> list[int]:
+    statuses: list[int] = []
+
+    def one() -> None:
+        with socket.create_connection(("127.0.0.1", port), timeout=30) as s:
+            s.sendall(b"POST /slack/events HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                      + f"Content-Length: {size}\r\n\r\n".encode())
+            chunk = b"A" * (1024 * 1024)
+            try:
+                for _ in range(size // len(chunk)):
+                    s.sendall(chunk)
+            except OSError:
+                pass  # the server answered 413 and closed: the rest is never read
+            try:
+                data = s.recv(200)
+                statuses.append(int(data.split(b" ", 2)[1]) if data else 0)
+            except (OSError, IndexError, ValueError):
+                statuses.append(0)
+
+    ts = [threading.Thread(target=one) for _ in range(n)]
+    for t in ts:
+        t.start()
+    for t in ts:
+        t.join()
+    return statuses
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--seconds", type=float, default=5.0)
+    ap.add_argument("--pg", default=os.environ.get("PRHUB_TEST_DATABASE_URL"))
+    args = ap.parse_args()
+    with tempfile.TemporaryDirectory() as tmp:
+        dbs = [("sqlite", f"sqlite:///{tmp}/bench.db")]
+        if args.pg:
+            dbs.append(("postgresql", args.pg))
+        for name, db in dbs:
+            with contextlib.ExitStack() as stack:
+                if name == "postgresql":
+                    db = stack.enter_context(pg_schema(db))  # a fresh schema, dropped after
+                bench(name, db, Path(tmp), args.seconds)
+
+
+def bench(name: str, db: str, tmp: Path, seconds: float) -> None:
+    """One database: start prhub serve, run every sender level, then the refused bodies."""
+    with FakeSlack() as slack:
+        proc, port = start_serve(db, slack, tmp)
+        try:
+            idle = rss_mib(proc.pid)
+            print(f"{name}: idle_rss_mib: {idle:.1f}")
+            for n in LEVELS:
+                r = run_level(port, slack, n, seconds, tag=f"{name[:2]}{n:02d}")
+                print(f"{name} senders={n}: sent {r['sent']} answered {r['answered']} (busy {r['busy']}) "
+                      f"answers_per_s {r['answers_per_s']:.1f} reply_p50_s {r['p50_s']:.3f} "
+                      f"reply_p99_s {r['p99_s']:.3f} ack_p99_s {r['ack_p99_s']:.3f} "
+                      f"rss_mib {rss_mib(proc.pid):.1f}", flush=True)
+            before = rss_mib(proc.pid)
+            statuses = refuse_big_bodies(port)
+            time.sleep(1.0)
+            after = rss_mib(proc.pid)
+            print(f"{name}: four 100 MB bodies -> {statuses}; rss_mib before {before:.1f} after {after:.1f} "
+                  f"(+{after - before:.1f})", flush=True)
+        finally:
+            proc.terminate()
+            proc.wait(timeout=30)
+
+
+
+
+if __name__ == "__main__":
+    main()
