@@ -689,3 +689,30 @@ def trends_card(trends: Trends, lang: str) -> Card:
         lines.append(tuple(line))
     fallback = header + ": " + ", ".join(f"{r.stats.week} {r.stats.total_prs}" for r in rows)
     return Card(header=header, lang=lang, blocks=(Section(role="trends", lines=tuple(lines)),), fallback=fallback)
+
+
+def filtered_card(d: Digest, prs: Sequence[AnalyzedPR], *, header: str, count_line: str, empty_line: str,
+                  detail: Callable[[AnalyzedPR], str], report_url: str | None = None,
+                  limits: CardLimits = DEFAULT_LIMITS, notice: Sequence[str] = ()) -> Card:
+    """The PRs of a week that match a chat filter (a risk tag, an author): a count line, then the PRs
+    by importance with ``detail(pr)`` (untrusted text) each.
+
+    Args:
+        d: the week's digest; prs: the matching PRs (any order).
+        header, count_line, empty_line: trusted text in the digest's language.
+    """
+    lang = d.lang
+    blocks: list[Block] = [Section(role="notice", lines=tuple((Text(text=n),) for n in notice))] if notice else []
+    blocks.append(window_context(d))
+    ranked = sorted(prs, key=_rank)
+    if not ranked:
+        blocks.append(Section(role="filtered", lines=((Text(text=empty_line),),)))
+        return Card(header=header, lang=lang, blocks=tuple(blocks), fallback=f"{header}: {empty_line}")
+    blocks.append(Section(role="filtered", lines=((Text(text=count_line),),)))
+    shown = ranked[: limits.list_items]
+    items = tuple(_item(p, (Untrusted(text=clip(detail(p), limits.detail_chars)),), limits) for p in shown)
+    more = len(ranked) - len(shown)
+    blocks.append(PRList(role="filtered", heading=tr(lang, "card.h.matching"), items=items, more=more,
+                         more_text=_more(lang, more, report_url), more_url=safe_url(report_url or "") if more else ""))
+    return Card(header=header, lang=lang, blocks=tuple(_with_button(blocks, lang, report_url)),
+                fallback=f"{header}: {count_line}")

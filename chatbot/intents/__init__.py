@@ -13,7 +13,8 @@ from __future__ import annotations
 from typing import Any
 
 from chatbot.intent import Intent
-from chatbot.intents import contributors, help, module, pr_lookup, risks, subscriptions, summary, top_prs, trends
+from chatbot.intents import (authors, contributors, help, module, pr_lookup, risk_tags, risks, subscriptions, summary,
+                             top_prs, trends)
 
 INTENTS: tuple[Intent[Any], ...] = (
     help.INTENT,
@@ -22,7 +23,9 @@ INTENTS: tuple[Intent[Any], ...] = (
     subscriptions.SUBSCRIBE,
     pr_lookup.INTENT,
     trends.INTENT,
+    risk_tags.INTENT,
     risks.INTENT,
+    authors.INTENT,
     top_prs.INTENT,
     contributors.INTENT,
     summary.INTENT,

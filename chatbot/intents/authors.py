@@ -1,0 +1,78 @@
+"""Intent ``author``: what one author merged in a week — "PRs by mgoin", "what did Michael Goin
+merge", "<login> 这周合并了什么". The name matches a PR author's login (or the display name the
+export gives as login) exactly, else a unique part of it, ignoring case; several matches give the
+candidates.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Literal
+
+from chatbot.cards import Card, filtered_card, message_card
+from chatbot.i18n import tr
+from chatbot.intent import AnswerContext, Intent, ParseInput, QueryBase, WeekRef
+from chatbot.models import AnalyzedPR
+
+_EN = (r"\b(?:prs?|pull requests?|changes|work|merges?)\s+(?:by|from)\s+(?P<a>.+)$",
+       r"^what\s+(?:did|has)\s+(?P<b>.+?)\s+(?:merge|merged|ship|shipped|do|done|land|landed)\b")
+_ZH = (r"^(?P<c>.+?)\s*(?:这周|本周|上周)?\s*(?:合并了?什么|合并的\s*pr|的\s*pr)",)
+PATTERNS = {"en": _EN, "zh": _ZH}
+_RXS = tuple(re.compile(p) for p in (*_EN, *_ZH))
+
+
+class AuthorQuery(QueryBase):
+    """PRs of a week whose author matches ``name``."""
+
+    intent: Literal["author"] = "author"
+    week: WeekRef = "current"
+    name: str
+
+
+def parse(inp: ParseInput) -> AuthorQuery | None:
+    """``PRs by NAME``, ``what did NAME merge``, ``NAME 这周合并了什么``."""
+    text = inp.rest.strip(" ?？.。")
+    for rx in _RXS:
+        m = rx.search(text)
+        if m:
+            name = next(v for v in m.groupdict().values() if v).strip(" ?？.。@")
+            if name and len(name) <= 80:
+                return AuthorQuery(lang=inp.lang, week=inp.week, name=name)
+    return None
+
+
+def match_authors(name: str, authors: set[str]) -> list[str]:
+    """Authors equal to ``name`` (case-insensitive), else those containing it; sorted."""
+    want = name.casefold()
+    exact = sorted(a for a in authors if a.casefold() == want)
+    return exact or sorted(a for a in authors if want in a.casefold())
+
+
+def answer(q: AuthorQuery, ctx: AnswerContext) -> Card:
+    """The author's PRs of the week, or the candidates, or "nobody called NAME merged"."""
+    w = ctx.week_digest(q.week)
+    if isinstance(w, Card):
+        return w
+    d = w.digest
+    lang = d.lang
+    found = match_authors(q.name, {p.author for p in d.prs if p.author})
+    if len(found) > 1:
+        lines = [tr(lang, "card.author.ambiguous", name=q.name)] + [f"• {a}" for a in found[:10]]
+        return message_card(tr(lang, "card.author.header", name=q.name, week=w.week), lines, lang=lang,
+                            role="author_candidates")
+    who = found[0] if found else q.name
+    prs = [p for p in d.prs if p.author == who] if found else []
+
+    def detail(p: AnalyzedPR) -> str:
+        return f"{p.importance:.1f} · {p.gist}" if p.gist else f"{p.importance:.1f}"
+
+    return filtered_card(d, prs, header=tr(lang, "card.author.header", name=who, week=w.week),
+                         count_line=tr(lang, "card.filter.count", n=len(prs), total=d.total_prs),
+                         empty_line=tr(lang, "card.author.none", name=q.name, week=w.week), detail=detail,
+                         report_url=w.report_url, limits=ctx.limits, notice=list(w.notice))
+
+
+INTENT = Intent(name="author", query=AuthorQuery, patterns=PATTERNS, parse=parse, answer=answer, takes_week=True,
+                help_rank=35,
+                help={"en": "PRs by LOGIN / what did NAME merge [last week]: one author's merged PRs",
+                      "zh": "LOGIN 这周合并了什么：某位作者合并的 PR"})

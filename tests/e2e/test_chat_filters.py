@@ -1,0 +1,73 @@
+"""Chat filters on the real weeks 2026-W19/W20 (``prhub ask`` in process, now = the newest merge):
+risk tags by name in English and Chinese, optionally in a module; authors by login or display
+name; the "so far" line of the current week. Counts are pinned and cross-checked with the digest's
+own risk-tag counts."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+
+from prhub.chat import ask
+from tests.conftest import shared_file
+
+
+@pytest.fixture(scope="module")
+def weeks():
+    return [str(shared_file("vllm", "2026-W19.json")), str(shared_file("vllm", "2026-W20.json"))]
+
+
+def run(q, weeks, fmt="text"):
+    return ask(q, inputs=weeks, sample=False, repo=None, rules_file=None, tz="UTC", lang=None, fmt=fmt)
+
+
+def digest_counts(weeks, week):
+    from typer.testing import CliRunner
+
+    from prhub.cli import app
+
+    r = CliRunner().invoke(app, ["digest", *sum((["--input", w] for w in weeks), []), "--week", week, "--format", "json"])
+    return json.loads(r.stdout)
+
+
+@pytest.mark.parametrize("query, header, line", [
+    ("what got reverted last week", "revert · vllm-project/vllm 2026-W19", "1 of 199 PRs."),
+    ("本周安全相关的 PR", "安全相关 · vllm-project/vllm 2026-W20", "共 217 个 PR 中有 2 个。"),
+    ("哪些 PR 删了测试", "删除测试 · vllm-project/vllm 2026-W20", "共 217 个 PR 中有 12 个。"),
+    ("large changes", "large change · vllm-project/vllm 2026-W20", "16 of 217 PRs."),
+    ("dependencies this week", "dependency change · vllm-project/vllm 2026-W20", "20 of 217 PRs."),
+    ("rocm risks", "risk tags in hardware platforms · vllm-project/vllm 2026-W20", "24 of 217 PRs."),
+    ("what did Michael Goin merge", "PRs by Michael Goin · 2026-W20", "7 of 217 PRs."),
+])
+def test_filters_answer_with_pinned_counts(weeks, query, header, line):
+    out = run(query, weeks)
+    assert out.splitlines()[0] == header
+    assert line in out
+
+
+def test_tag_counts_match_the_digest(weeks):
+    d20 = digest_counts(weeks, "2026-W20")
+    assert d20["risk_tag_counts"]["security-sensitive"] == 2
+    assert d20["risk_tag_counts"]["tests-removed"] == 12
+    assert d20["risk_tag_counts"]["large-change"] == 16
+    assert d20["risk_tag_counts"]["dependency-change"] == 20
+    assert digest_counts(weeks, "2026-W19")["risk_tag_counts"].get("revert") == 1
+    listed = [int(n) for n in re.findall(r"#(\d+)", run("本周安全相关的 PR", weeks))]
+    secure = {p["number"] for p in d20["prs"] if "security-sensitive" in p["risk_tags"]}
+    assert set(listed) == secure and len(secure) == 2
+    goin = {p["number"] for p in d20["prs"] if p["author"] == "Michael Goin"}
+    assert {int(n) for n in re.findall(r"#(\d+)", run("what did Michael Goin merge", weeks))} == goin
+
+
+def test_the_current_week_says_so_far(weeks):
+    out = run("risks this week", weeks)
+    assert "2026-W20 so far, as of " in out and "(UTC)." in out
+    assert "so far" not in run("risks 2026-W19", weeks)
+
+
+def test_unknown_author_and_ambiguous_part(weeks):
+    assert "Nobody called “nosuchperson” merged a PR in 2026-W20." in run("PRs by nosuchperson", weeks)
+    out = run("what did michael merge", weeks)
+    assert "Michael Goin" in out
