@@ -6,6 +6,7 @@ Reads ``PRHUB_PUBLIC_URL`` (base of "Full report" links; no such button without 
 from __future__ import annotations
 
 import json
+from datetime import datetime
 import os
 
 from adapters.feishu.cards import cards_to_feishu
@@ -97,4 +98,41 @@ def ask(
     provider = DigestCache(parsed.prs, repo=repo_name, rules=rules, tz=tz)
     card = answer(query, digest_provider=provider, now=now, lang=lang, tz=tz, modules=index,
                   report_url=lambda w: report_url(repo_name, w))
+    if fmt == "json":
+        return json.dumps(answer_json(query, card, repo=repo_name, now=now, tz=tz), indent=2, ensure_ascii=False) + "\n"
     return render_cards([card], fmt)
+
+
+def cited_prs(card: Card) -> list[int]:
+    """PR numbers a card cites (its PR items and PR references), in order of first appearance."""
+    seen: dict[int, None] = {}
+
+    def walk(node: object) -> None:
+        if isinstance(node, dict):
+            if isinstance(node.get("number"), int) and ("title" in node or node.get("kind") == "pr" or "url" in node):
+                seen.setdefault(node["number"], None)
+            for v in node.values():
+                walk(v)
+        elif isinstance(node, list):
+            for v in node:
+                walk(v)
+
+    walk(card.model_dump(mode="json"))
+    return list(seen)
+
+
+def answer_json(query: object, card: Card, *, repo: str, now: datetime, tz: str) -> dict[str, object]:
+    """``prhub ask --format json``: ``{"intent", "repo", "week", "prs", "card"}``.
+
+    ``intent`` is the parsed intent (``help`` only when nothing was understood), ``week`` the ISO
+    week the query named, resolved at ``now`` in ``tz`` (None for intents without a week; an empty
+    current week answered with last week keeps the asked week), ``prs`` the PR numbers the card cites,
+    ``card`` the platform-neutral card.
+    """
+    ref = getattr(query, "week", None)
+    week: str | None = None
+    if isinstance(ref, str):
+        current = IsoWeek.containing(now, load_zone(tz))
+        week = str(current if ref == "current" else current.previous() if ref == "previous" else IsoWeek.parse(ref))
+    return {"intent": getattr(query, "intent", "help"), "repo": repo, "week": week, "prs": cited_prs(card),
+            "card": card.model_dump(mode="json")}

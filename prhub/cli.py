@@ -57,6 +57,7 @@ class AskFormat(str, Enum):
     text = "text"
     slack = "slack"
     feishu = "feishu"
+    json = "json"
 
 
 # Options shared by several commands (one definition each).
@@ -239,7 +240,7 @@ def ask_cmd(
     rules: RulesOpt = None,
     tz: Annotated[str, typer.Option(help="IANA time zone of the week windows")] = "UTC",
     lang: Annotated[Optional[Lang], typer.Option(help="answer language (default: the query's language)")] = None,
-    format: Annotated[AskFormat, typer.Option("--format", "-f", help="text, or the Slack/Feishu payload")] = AskFormat.text,
+    format: Annotated[AskFormat, typer.Option("--format", "-f", help="text, the Slack/Feishu payload, or json: {intent, repo, week, prs, card}")] = AskFormat.text,
 ) -> None:
     """Answer one chat query from PR files, as the bot would (now = the newest merge of the input)."""
     from prhub.chat import ask

@@ -71,3 +71,17 @@ def test_unknown_author_and_ambiguous_part(weeks):
     assert "Nobody called “nosuchperson” merged a PR in 2026-W20." in run("PRs by nosuchperson", weeks)
     out = run("what did michael merge", weeks)
     assert "Michael Goin" in out
+
+
+def test_ask_format_json_names_the_intent_week_and_cited_prs(weeks):
+    d20 = digest_counts(weeks, "2026-W20")
+    out = json.loads(run("本周安全相关的 PR", weeks, fmt="json"))
+    secure = [p["number"] for p in d20["prs"] if "security-sensitive" in p["risk_tags"]]
+    assert (out["intent"], out["repo"], out["week"]) == ("risk_tag", "vllm-project/vllm", "2026-W20")
+    assert sorted(out["prs"]) == sorted(secure) and out["card"]["header"].startswith("安全相关")
+    last = json.loads(run("what got reverted last week", weeks, fmt="json"))
+    assert (last["intent"], last["week"], len(last["prs"])) == ("risk_tag", "2026-W19", 1)
+    pr = json.loads(run("PR #42202", weeks, fmt="json"))
+    assert pr["intent"] == "pr_lookup" and pr["prs"][0] == 42202
+    nothing = json.loads(run("blah blah", weeks, fmt="json"))
+    assert (nothing["intent"], nothing["week"], nothing["prs"]) == ("help", None, [])
