@@ -85,3 +85,18 @@ def test_ask_format_json_names_the_intent_week_and_cited_prs(weeks):
     assert pr["intent"] == "pr_lookup" and pr["prs"][0] == 42202
     nothing = json.loads(run("blah blah", weeks, fmt="json"))
     assert (nothing["intent"], nothing["week"], nothing["prs"]) == ("help", None, [])
+
+
+def test_out_of_range_pr_numbers_are_no_such_pr(weeks):
+    out = run("PR #99999999999999999999", weeks)
+    assert out.splitlines()[0] == "No such PR" and "GitHub numbers stop at 2,147,483,647" in out
+    assert json.loads(run("PR #2147483648", weeks, fmt="json"))["intent"] == "pr_lookup"
+    at_limit = run("PR #2147483647", weeks)  # the largest possible number is looked up
+    assert "PR #2147483647 is not among the PRs merged from 2026-W13 to 2026-W20." in at_limit
+
+
+def test_help_examples_name_prs_that_exist(weeks):
+    help_text = run("help", weeks)
+    numbers = [int(n) for n in re.findall(r"#(\d+)", help_text)]
+    assert numbers == [42202]
+    assert run("PR #42202", weeks).splitlines()[0] == "PR #42202"

@@ -37,7 +37,7 @@ def test_help_card_is_generated_from_the_registry_in_rank_order():
         "• risks [this week | last week | 2026-W19]: PRs carrying risk tags, with reasons",
         "• reverts / security / missing tests / tests removed / large / dependencies [in MODULE] [last week]: "
         "PRs with that risk",
-        "• PR #51655: one PR's title, author, labels, modules, importance and risks",
+        "• PR #42202: one PR's title, author, labels, modules, importance and risks",
         "• what changed in spec-decode / attention this week: one module's PRs, churn and risks",
         "• PRs by LOGIN / what did NAME merge [last week]: one author's merged PRs",
         "• top PRs: the week's key PRs",
