@@ -136,7 +136,7 @@ def run_level(port: int, slack: FakeSlack, senders: int, seconds: float, tag: st
         t.start()
     for t in threads:
         t.join()
-    deadline = time.monotonic() + 120
+    deadline = time.monotonic() + 60
     while time.monotonic() < deadline and len(seen) < len(sent):
         time.sleep(0.05)
     t_end = max(seen.values(), default=time.monotonic())
@@ -211,7 +211,12 @@ def bench(name: str, db: str, tmp: Path, seconds: float) -> None:
                   f"(+{after - before:.1f})", flush=True)
         finally:
             proc.terminate()
-            proc.wait(timeout=30)
+            try:
+                proc.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                print(f"{name}: prhub serve did not stop within 30 s of SIGTERM: killed", flush=True)
+                proc.kill()
+                proc.wait()
 
 
 
