@@ -343,6 +343,7 @@ class StoreReports:
         self._rules_file = rules_file
         self._rules_for = rules_for
         self._cache: OrderedDict[tuple[str, ...], Report] = OrderedDict()
+        self._pdfs: OrderedDict[int, tuple[Report, bytes]] = OrderedDict()  # id(report) -> PDF bytes
         self._size = cache_size
         self._lock = threading.Lock()
 
@@ -410,6 +411,21 @@ class StoreReports:
                 self._cache.popitem(last=False)
         return rep
 
+    def _pdf(self, rep: Report, build: Callable[[], bytes]) -> bytes:
+        """The PDF of ``rep``, printed once per cached report (a report is cached per store version, so
+        the bytes are too: WeasyPrint takes seconds, a second request takes none)."""
+        with self._lock:
+            hit = self._pdfs.get(id(rep))
+            if hit is not None and hit[0] is rep:
+                self._pdfs.move_to_end(id(rep))
+                return hit[1]
+        data = build()
+        with self._lock:
+            self._pdfs[id(rep)] = (rep, data)
+            while len(self._pdfs) > max(1, self._size // 4):
+                self._pdfs.popitem(last=False)
+        return data
+
     def render(self, repo: str, week: str, lang: str, fmt: str) -> bytes:
         """The report of ``week`` as ``html``, ``md``, ``pdf`` or ``json`` bytes.
 
@@ -421,6 +437,8 @@ class StoreReports:
 
         output = page_format(fmt)
         rep = self.report(repo, week, lang)
+        if output.name == "pdf":
+            return self._pdf(rep, lambda: output.render(Rendering(rep.digest, rep)))
         if output.name != "html":
             return output.render(Rendering(rep.digest, rep))
         w = rep.digest.week

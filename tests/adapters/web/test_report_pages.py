@@ -105,3 +105,15 @@ def test_report_in_a_real_browser(server, tmp_path):
             assert [u for u in outside if not u.startswith("https://github.com/")] == []
         finally:
             ctx.close()
+
+
+def test_pdf_bytes_are_printed_once_per_report_version(monkeypatch):
+    import prhub.report as report
+
+    calls = []
+    monkeypatch.setattr(report, "report_pdf", lambda rep: calls.append(rep) or b"%PDF-fake " + rep.digest.week.encode())
+    reports = StoreReports(MemoryStore(week_prs("2026-W20")))
+    first = reports.render("vllm-project/vllm", "2026-W20", "en", "pdf")
+    assert reports.render("vllm-project/vllm", "2026-W20", "en", "pdf") is first and len(calls) == 1
+    reports.render("vllm-project/vllm", "2026-W20", "zh", "pdf")
+    assert len(calls) == 2  # another language is another report
