@@ -18,13 +18,15 @@ class TrendsQuery(QueryBase):
     weeks: int = 8
 
 
-PATTERNS = {"en": (r"\btrends?\b",), "zh": ("趋势|走势",)}
+PATTERNS = {"en": (r"\btrends?\b|\bcompar(?:e|ed|ing|ison)\b|\bvs\.?(?!\S)|\bversus\b",),
+            "zh": ("趋势|走势|比上周|和上周比|对比|相比",)}
 _RX = compile_patterns(PATTERNS)
 _N_WEEKS = re.compile(r"(?<![0-9])([0-9]{1,2}) ?(?:weeks?\b|周)")
 
 
 def parse(inp: ParseInput) -> TrendsQuery | None:
-    """``trends [12 weeks]``, ``趋势 [12 周]`` (2..26 weeks, default 8)."""
+    """``trends [12 weeks]``, ``趋势 [12 周]``, ``compare this week with last week``, ``vs last week``,
+    ``比上周`` (2..26 weeks, default 8)."""
     if not _RX.search(inp.text):
         return None
     nm = _N_WEEKS.search(inp.text)

@@ -100,3 +100,8 @@ def test_help_examples_name_prs_that_exist(weeks):
     numbers = [int(n) for n in re.findall(r"#(\d+)", help_text)]
     assert numbers == [42202]
     assert run("PR #42202", weeks).splitlines()[0] == "PR #42202"
+
+
+@pytest.mark.parametrize("query", ["compare this week with last week", "risks vs last week", "比上周", "趋势"])
+def test_comparisons_are_the_trends_answer(weeks, query):
+    assert json.loads(run(query, weeks, fmt="json"))["intent"] == "trends"
