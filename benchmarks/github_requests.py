@@ -4,7 +4,8 @@ Runs against the fake GitHub of the tests (tests/fakes/github_server.py) on 127.
 the real week from ../shared/data/vllm and answers GraphQL with GitHub's published schema. Both
 clients are PyGithub with the same client-side request counter (304s excluded).
 
-Usage: python benchmarks/github_requests.py
+Usage: python benchmarks/github_requests.py [--backfill]
+(``--backfill``: the 52 weeks of 2025 one by one instead; last line ``backfill_requests: N``.)
 Last three lines: ``naive_requests: K``, ``prs: M``, ``requests_per_week: N``.
 """
 
@@ -49,7 +50,36 @@ def naive(base_url: str) -> tuple[int, int]:
     return counter.value, merged
 
 
+def backfill() -> int:
+    """``--backfill``: the 52 ISO weeks of 2025 fetched week by week (as ``prhub fetch --from 2025-W01
+    --to 2025-W52``) from a fake GitHub serving the real 2025 archive; prints ``backfill_requests: N``
+    (target <= 250)."""
+    import gzip
+    import json
+    from zoneinfo import ZoneInfo
+
+    from chatbot.weeks import IsoWeek
+
+    year = ROOT.parent / "shared" / "data" / "vllm-2025.json.gz"
+    if load_schema() is None or not year.exists():
+        print("needs ../shared/data (github-schema.graphql and vllm-2025.json.gz)", file=sys.stderr)
+        return 1
+    records = json.loads(gzip.decompress(year.read_bytes()))
+    prs = 0
+    with FakeGitHub(token=TOKEN, repos={VLLM_REPO: records}) as fake:
+        source = GitHubPullRequestSource(TOKEN, base_url=fake.base_url)
+        week = IsoWeek(2025, 1)
+        for _ in range(52):
+            prs += len(source.merged_between(VLLM_REPO, *week.utc_window(ZoneInfo("UTC"))).prs)
+            week = week.next()
+    print(f"backfill 2025-W01..2025-W52: {prs} merged PRs")
+    print(f"backfill_requests: {source.requests}")
+    return 0
+
+
 def main() -> int:
+    if "--backfill" in sys.argv[1:]:
+        return backfill()
     if load_schema() is None or not (VLLM_DIR / "2026-W20.json").exists():
         print("needs ../shared/data (github-schema.graphql and vllm/2026-W20.json)", file=sys.stderr)
         return 1
