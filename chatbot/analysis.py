@@ -19,8 +19,12 @@ from chatbot.reverts import RevertGraph, build_revert_graph, cited_numbers, pars
 from chatbot.risks import RISKS, RiskContext, RiskFinding, RiskRegistry
 from chatbot.rules import OTHER_MODULE, CompiledRules, ImportanceWeights
 
-__all__ = ["RISK_ORDER", "PRAnalysis", "PathClassifier", "PathFacts", "analyze_prs", "build_revert_graph",
+__all__ = ["QUIET_FOR_NON_CODE", "RISK_ORDER", "PRAnalysis", "PathClassifier", "PathFacts", "analyze_prs", "build_revert_graph",
            "importance", "labels_for", "modules_for", "parse_revert", "title_prefixes"]
+
+QUIET_FOR_NON_CODE: frozenset[str] = frozenset({"revert", "security-sensitive", "core-path-change"})
+"""Risk tags a docs-only or CI-only PR never gets (issue 11: no revert, security or core-path advice
+for a ``mkdocs.yaml`` revert or a ``docs/usage/security.md`` page). The revert stays in ``reverted``."""
 
 RISK_ORDER: tuple[str, ...] = RISKS.order
 """Every risk tag id, in the order risk observations are listed (most actionable first)."""
@@ -235,10 +239,12 @@ def analyze_prs(
                     follow = (num, other.merged_at)
                     break
         findings = risks.findings(_risk_context(pr, labels, facts, rules, is_revert, follow))
-        tags = tuple(f.tag for f in findings)
         code = [(f, x) for f, x in zip(pr.files, facts) if not (x.docs or x.ci)]
         docs_only = bool(pr.files) and all(x.docs for x in facts)
         ci_only = bool(pr.files) and not docs_only and all(x.docs or x.ci for x in facts)
+        if docs_only or ci_only:  # a docs page about security, a docs revert: no code risk, no advice
+            findings = tuple(f for f in findings if f.tag not in QUIET_FOR_NON_CODE)
+        tags = tuple(f.tag for f in findings)
         core_files = sum(1 for x in facts if x.core)
         code_lines = sum(f.lines for f, _ in code)
         score = importance(

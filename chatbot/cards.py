@@ -26,6 +26,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from chatbot.render.escape import safe_url
 from chatbot.history import Trends, signed
+from chatbot.takeaways import headline, takeaways
 from chatbot.i18n import lines_text, tr
 from chatbot.models import AnalyzedPR, Digest
 
@@ -366,11 +367,15 @@ def _summary_blocks(d: Digest, limits: CardLimits) -> list[Block]:
     if d.themes:
         lines: list[Line] = []
         for th in d.themes:
-            lines.append((Text(text=th.name, bold=True), Text(text=f" ({th.summary})" if lang == "en" else f"（{th.summary}）")))
-            for n in th.prs[:4]:
-                p = by_num.get(n)
-                if p is not None:
-                    lines.append((Text(text="• "), PRRef(number=n, url=safe_url(p.url), title=clip(p.title, limits.title_chars))))
+            lines.append((Text(text=th.name, bold=True), Text(text=tr(lang, "colon")),
+                          Untrusted(text=clip(th.summary, limits.detail_chars * 2))))
+            refs: list[Run] = [Text(text="↳ ")]
+            for n in th.prs:
+                if n in by_num:
+                    if len(refs) > 1:
+                        refs.append(Text(text=" · "))
+                    refs.append(PRRef(number=n, url=safe_url(by_num[n].url)))
+            lines.append(tuple(refs))
         blocks.append(Section(role="highlights", heading=tr(lang, "card.h.highlights"), lines=tuple(lines)))
     return blocks
 
@@ -409,7 +414,7 @@ def digest_cards(digest: Digest, *, report_url: str | None = None, limits: CardL
     start, end = week_range(d)
     week_label = f"{d.week} ({start[5:]} – {end[5:]})"
     title = tr(lang, "card.digest.header", repo=d.repo, week=week_label)
-    fallback_head = f"{title}: {tr(lang, 'sum.total', total=d.total_prs).replace('**', '')}"
+    fallback_head = f"{title}: {clip(headline(d), 2000)}"  # the notification shows the headline
     if d.total_prs == 0:
         blocks: list[Block] = [window_context(d), Section(role="summary", lines=((Text(text=tr(lang, "card.empty_week", week=d.week)),),))]
         return [Card(header=title, lang=lang, blocks=tuple(_with_button(blocks, lang, report_url)), fallback=fallback_head)]
@@ -430,6 +435,10 @@ def digest_cards(digest: Digest, *, report_url: str | None = None, limits: CardL
         return tr(lang, "card.digest.part_header", repo=d.repo, week=d.week, title=name, part=part, parts=parts)
 
     summary = _summary_blocks(d, limits)
+    bullets = takeaways(d)
+    if bullets:  # the first card opens with the takeaways, before any count
+        lines = tuple((Text(text="• "), Untrusted(text=clip(b, limits.detail_chars * 2))) for b in bullets)
+        summary.insert(0, Section(role="takeaways", heading=tr(lang, "h.takeaways"), lines=lines))
     if parts > 1:
         summary.append(Context(runs=(Text(text=tr(lang, "card.continued", n=parts - 1)),)))
     cards = [Card(header=title, lang=lang, blocks=tuple(_with_button(summary, lang, report_url)),
@@ -585,7 +594,10 @@ def pr_card(p: AnalyzedPR, d: Digest, *, limits: CardLimits = DEFAULT_LIMITS) ->
                   value=(Text(text=tr(lang, "card.changes", files=f"{p.changed_files:,}", lines=lines_text(p.additions, p.deletions))),)),
     )
     title_line: Line = (PRRef(number=p.number, url=safe_url(p.url), title=clip(p.title, limits.title_chars * 2)),)
-    blocks: list[Block] = [Section(role="pr", lines=(title_line,)), Fields(items=fields)]
+    pr_lines: tuple[Line, ...] = (title_line,)
+    if p.gist and p.gist_source == "description":  # what the PR does, in its own words
+        pr_lines += ((Untrusted(text=clip(p.gist, limits.detail_chars * 2)),),)
+    blocks: list[Block] = [Section(role="pr", lines=pr_lines), Fields(items=fields)]
     reasons = _risk_reason_lines(p, lang, limits)
     risk_lines: tuple[Line, ...] = reasons or ((Text(text=tr(lang, "card.pr.no_risk")),),)
     if p.reverted_by is not None:

@@ -15,6 +15,10 @@ from datetime import datetime
 from chatbot.analysis import PRAnalysis, analyze_prs
 from chatbot.reverts import RevertGraph
 from chatbot.errors import InputError
+from chatbot.gist import extract_gist
+from chatbot.phrases import say
+from chatbot.review_findings import finding_phrase, review_findings
+from chatbot.storylines import storylines
 from chatbot.i18n import LANGS, lines_text, tr
 from chatbot.models import (
     AnalyzedPR,
@@ -55,7 +59,7 @@ def _is_bot(login: str, is_bot: bool) -> bool:
     return is_bot or login.endswith("[bot]")
 
 
-def _gist(a: PRAnalysis, lang: str, rules: Rules) -> str:
+def _facts(a: PRAnalysis, lang: str, rules: Rules) -> str:
     pr = a.pr
     sep = tr(lang, "sep")
     mods = sep.join(rules.module_display(m, lang) for m in a.modules[:3])
@@ -85,6 +89,7 @@ def pr_link(url: str, repo: str, number: int, hosts: Iterable[str] = GITHUB_HOST
 
 def _analyzed(a: PRAnalysis, reverted_by: int | None, lang: str, rules: Rules, repo: str) -> AnalyzedPR:
     pr = a.pr
+    gist = extract_gist(pr.title, pr.body)
     return AnalyzedPR(
         number=pr.number,
         title=pr.title,
@@ -101,67 +106,16 @@ def _analyzed(a: PRAnalysis, reverted_by: int | None, lang: str, rules: Rules, r
         deletions=pr.deletions,
         changed_files=max(pr.changed_files, len(pr.files)),
         merged_at=pr.merged_at,
-        gist=_gist(a, lang, rules),
+        gist=gist.text,
+        gist_source=gist.source,
+        results=gist.results,
+        facts=_facts(a, lang, rules),
+        findings=review_findings(pr, rules.review_findings),
     )
 
 
 def _rank_key(p: AnalyzedPR) -> tuple[float, int]:
     return (-p.importance, p.number)
-
-
-def _themes(
-    analyses: Sequence[PRAnalysis], key: Sequence[AnalyzedPR], eligible: Sequence[AnalyzedPR], rules: Rules, lang: str
-) -> list[Theme]:
-    """The 2-4 modules with most key-PR weight: each key PR adds importance x its share of changed
-    lines in the module. Each theme cites its key PRs, topped up from the module's other PRs to two."""
-    by_num = {a.pr.number: a for a in analyses}
-    weight: dict[str, float] = {}
-    for p in key:
-        a = by_num[p.number]
-        total = sum(x + y for x, y in a.module_churn.values())
-        for mod, (x, y) in a.module_churn.items():
-            if mod == OTHER_MODULE:
-                continue
-            share = (x + y) / total if total else 1 / len(a.module_churn)
-            weight[mod] = weight.get(mod, 0.0) + p.importance * share
-    order = rules.compiled.module_order
-    ranked = sorted(weight, key=lambda m: (-round(weight[m], 6), order.get(m, 0)))
-    themes: list[Theme] = []
-    used: set[int] = set()
-    top_weight = weight[ranked[0]] if ranked else 0.0
-    for mod in ranked:
-        if len(themes) >= rules.thresholds.themes_max:
-            break
-        if len(themes) >= 2 and weight[mod] < 0.25 * top_weight:
-            break
-        in_mod = [p for p in key if mod in p.modules]
-        ranked_prs = (
-            [p for p in in_mod if p.primary_module == mod and p.number not in used]
-            + [p for p in in_mod if p.primary_module != mod and p.number not in used]
-            + [p for p in in_mod if p.number in used]
-        )
-        cited = [p.number for p in ranked_prs][:4]
-        for p in eligible:
-            if len(cited) >= 2:
-                break
-            if mod in p.modules and p.number not in cited:
-                cited.append(p.number)
-        if len(cited) < 2:
-            continue
-        used.update(cited)
-        mod_prs = [a for a in analyses if mod in a.modules]
-        adds = sum(a.module_churn[mod][0] for a in mod_prs)
-        dels = sum(a.module_churn[mod][1] for a in mod_prs)
-        themes.append(
-            Theme(
-                module=mod,
-                name=rules.module_display(mod, lang),
-                weight=round(weight[mod], 2),
-                prs=tuple(cited),
-                summary=tr(lang, "theme.summary", n=len(mod_prs), lines=lines_text(adds, dels)),
-            )
-        )
-    return themes
 
 
 def _risk_items(prs: Sequence[AnalyzedPR], analyses: dict[int, PRAnalysis], rules: Rules, lang: str,
@@ -172,6 +126,11 @@ def _risk_items(prs: Sequence[AnalyzedPR], analyses: dict[int, PRAnalysis], rule
         tag = rule.tag
         tagged = sorted((p for p in prs if tag in p.risk_tags), key=_rank_key)
         if not tagged:
+            continue
+        if tag == "bot-review-flag":
+            # One item per finding, quoted with its path:line, apart from human review.
+            items.extend(RiskItem(kind=tag, prs=(p.number,), detail=say(lang, finding_phrase(f)))
+                         for p in tagged for f in p.findings)
             continue
         top = tagged[0]
         matcher = rule.group_paths(rules.compiled) if rule.group_paths is not None else None
@@ -222,7 +181,12 @@ def _recommendations(
     lang: str,
 ) -> list[Recommendation]:
     recs: list[Recommendation] = []
-    for item in risks:
+    merged: dict[str, RiskItem] = {}
+    for item in risks:  # one recommendation per risk kind (findings come one item per finding)
+        seen = merged.get(item.kind)
+        prs_of_kind = seen.prs + tuple(n for n in item.prs if n not in seen.prs) if seen else item.prs
+        merged[item.kind] = RiskItem(kind=item.kind, prs=prs_of_kind, detail=item.detail)
+    for item in merged.values():
         prs = item.prs[:5]
         mods: list[str] = []
         for n in prs:
@@ -239,14 +203,15 @@ def _recommendations(
         recs.append(Recommendation(text=text, prs=tuple(prs), modules=tuple(mods)))
     if themes:
         th = themes[0]
-        stat = next((s for s in stats if s.module == th.module), None)
+        lead = by_num[th.prs[0]].primary_module
+        stat = next((s for s in stats if s.module == lead), None)
         if stat is not None:
             recs.append(
                 Recommendation(
-                    text=tr(lang, "rec.trend", module=th.name, n=stat.prs, lines=lines_text(stat.additions, stat.deletions),
+                    text=tr(lang, "rec.trend", module=rules.module_display(lead, lang), n=stat.prs, lines=lines_text(stat.additions, stat.deletions),
                             prs=_pr_list(th.prs, lang, 3)),
                     prs=tuple(th.prs[:3]),
-                    modules=(th.module,),
+                    modules=(lead,),
                 )
             )
     return recs
@@ -380,7 +345,8 @@ def digest_from(wa: WeekAnalysis, lang: str, *, skipped_records: int = 0,
     bot = sum(1 for p in week_prs if compiled.bot_coauthor and any(compiled.bot_coauthor.search(c) for c in p.co_authors))
 
     risk_items = _risk_items(analyzed, by_a, rules, lang, risks)
-    themes = _themes(analyses, key, eligible, rules, lang)
+    pool = [p for p in eligible if "revert" not in p.risk_tags]
+    themes = storylines(pool, key, {p.number: (p.gist, p.results) for p in analyzed}, rules, lang)
     recs = _recommendations(risk_items, by_num, stats, themes, rules, lang)
     module_ids = {m for p in analyzed for m in p.modules}
     return Digest(

@@ -67,3 +67,13 @@ class DeliveryError(PrhubError):
         self.reason = reason
         self.retry_after = retry_after
         self.permanent = permanent
+
+
+class ModelError(PrhubError):
+    """The LLM writer's model did not answer (timeout, rate limit, server error, unreachable).
+
+    Never shown in a digest: the writer falls back to the rule-written text and logs the
+    ``user_message`` (which names the server's base URL host and the status, never the key).
+    """
+
+    exit_code = 69

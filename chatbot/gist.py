@@ -58,7 +58,7 @@ _PLACEHOLDER = re.compile(r"PLEASE FILL IN|BEFORE SUBMITTING|ESSENTIAL ELEMENTS|
 _SKIP_SECTIONS = re.compile(
     r"^(test(ing|s)?( plan| result(s)?| results?/?| commands?)?|test plan.*|test result.*|how (was|is) (this|it) tested.*|"
     r"checklist|essential elements.*|before submitting.*|benchmarks?( results?)?|results?|"
-    r"accuracy( tests?)?|evaluation|e2e|repro(duction|duce)?.*|logs?|output|screenshots?|"
+    r"accuracy( tests?)?|evaluation|e2e|perf(ormance)?( results?| numbers| tests?)?|repro(duction|duce)?.*|logs?|output|screenshots?|"
     r"documentation( update)?|release notes?|notes? for reviewers?|ai assistance.*|"
     r"(unit |e2e )?tests?.*)$",
     re.IGNORECASE,

@@ -9,6 +9,8 @@ format. A key missing from a language falls back to English.
 
 from __future__ import annotations
 
+import re
+
 from importlib import resources
 from collections.abc import Mapping
 from typing import Any
@@ -52,7 +54,16 @@ def tr(lang: str, key: str, **values: Any) -> str:
     text = catalog.get(key)
     if text is None:
         text = _EN[key]
-    return text.format(**values) if values else text
+    out = text.format(**values) if values else text
+    return _plurals(out) if "(s)" in out else out
+
+
+_PLURAL = re.compile(r"(?<![\d,.])(\d[\d,]*) (\w+)\(s\)")
+
+
+def _plurals(text: str) -> str:
+    """English count words: ``1 PR(s)`` -> ``1 PR``, ``3 PR(s)`` -> ``3 PRs``, ``2 were`` stays."""
+    return _PLURAL.sub(lambda m: f"{m.group(1)} {m.group(2)}" + ("" if m.group(1) == "1" else "s"), text)
 
 
 def catalog_keys(lang: str) -> set[str]:

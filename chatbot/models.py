@@ -206,6 +206,15 @@ class AnalyzedPR(Frozen):
     changed_files: int
     merged_at: datetime
     gist: str = ""
+    """What the PR does in its own words (:mod:`chatbot.gist`; ≤ 200 characters, plain text)."""
+    gist_source: str = "title"
+    """``description`` when the gist comes from the PR description, ``title`` otherwise."""
+    results: tuple[str, ...] = ()
+    """Measured results the PR states, quoted exactly ("28.9% E2E latency improvement")."""
+    facts: str = ""
+    """The PR's facts line in ``lang``: modules · files · lines · risk tags."""
+    findings: tuple[ReviewFinding, ...] = ()
+    """Review-bot findings at a reported severity (:mod:`chatbot.review_findings`)."""
 
 
 class RiskItem(Frozen):
@@ -224,6 +233,25 @@ class Theme(Frozen):
     weight: float
     prs: tuple[int, ...]
     summary: str
+
+
+class ProseInfo(Frozen):
+    """How the digest's sentences were written: by a model checked by the validator, or by rules.
+
+    ``source`` is ``model`` (every model sentence kept), ``mixed`` (some replaced by the
+    rule-written text) or ``rules`` (the model's answer was unusable, or no model was asked);
+    ``kept``/``replaced`` count sentences; tokens and seconds are what the model calls cost
+    (0 when the answer came from the summary cache).
+    """
+
+    source: str = "rules"
+    model: str = ""
+    kept: int = 0
+    replaced: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    seconds: float = 0.0
+    cached: bool = False
 
 
 class Recommendation(Frozen):
@@ -280,3 +308,9 @@ class Digest(Frozen):
     bot_coauthor_share: float
     module_names: dict[str, str]
     """Display name of every module id in the digest, in ``lang``."""
+    headline: str = ""
+    """One-line headline of the week in ``lang`` (rule-written, or model-written and validated)."""
+    trend_text: str = ""
+    """A module-trend paragraph written by the model (validated); empty without one."""
+    prose: ProseInfo | None = None
+    """Set when the LLM writer was asked (None: rule-written only, no model configured)."""

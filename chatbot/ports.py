@@ -185,3 +185,42 @@ def image_uploader(delivery: object) -> ImageUploader | None:
     if callable(getattr(delivery, "upload_image", None)) and isinstance(getattr(delivery, "images_in_cards", None), bool):
         return delivery  # type: ignore[return-value]
     return None
+
+
+@dataclass(frozen=True)
+class ModelAnswer:
+    """One chat-completion answer: its text and the tokens it cost (as the server reports them)."""
+
+    text: str
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+
+
+class ModelClient(Protocol):
+    """A language model behind an OpenAI-compatible chat-completions API (the LLM writer's port)."""
+
+    @property
+    def model(self) -> str:
+        """The model name answers come from (part of the summary cache key)."""
+        ...
+
+    def complete(self, system: str, user: str) -> ModelAnswer:
+        """One chat completion asking for a JSON object.
+
+        Raises:
+            chatbot.errors.ModelError: timeout, rate limit beyond the retry, server or connection error.
+        """
+        ...
+
+
+class SummaryCache(Protocol):
+    """Model-written text kept by (subject, content hash, model), so that a re-run costs 0 tokens."""
+
+    def get_summary(self, subject: str, content_hash: str, model: str) -> dict[str, object] | None:
+        """The cached payload, or None."""
+        ...
+
+    def put_summary(self, subject: str, content_hash: str, model: str, payload: dict[str, object],
+                    prompt_tokens: int, completion_tokens: int) -> None:
+        """Store (or replace) a payload."""
+        ...

@@ -56,7 +56,8 @@ class RevertGraph:
 
     ``target``: revert PR -> the PR it reverts (when found in the input or named by number).
     ``reverted_by``: PR -> the later revert merged in the same week (unless that revert was itself
-    reverted in the week, which makes the original a re-land, not reverted).
+    reverted in the week, which makes the original a re-land, not reverted), or a revert merged in a
+    later week when the input holds it (a store that also holds later weeks).
     """
 
     target: dict[int, int | None] = field(default_factory=dict)
@@ -91,4 +92,15 @@ def build_revert_graph(week_prs: Sequence[PullRequest], context: Mapping[int, Pu
     for rev, target in graph.target.items():
         if rev in graph.reverted_by and target is not None and graph.reverted_by.get(target) == rev:
             del graph.reverted_by[target]  # the revert was itself reverted: the original is re-landed
+    # A later week's revert (the store holds later weeks): facts across weeks.
+    for num in sorted(context):
+        later = context[num]
+        if num in week_nums:
+            continue
+        link = parse_revert(later.title)
+        if link is None:
+            continue
+        target = link.number if link.number is not None else (by_title.get(link.title.casefold()) if link.title else None)
+        if target in week_nums and target not in graph.reverted_by and later.merged_at > context[target].merged_at:
+            graph.reverted_by[target] = num
     return graph

@@ -15,6 +15,7 @@ from collections.abc import Iterable
 
 from chatbot.gist import clean_markdown, fit_sentences, inline_text
 from chatbot.models import PullRequest, ReviewFinding
+from chatbot.phrases import Phrase, phrase
 from chatbot.rules import FindingRule
 
 QUOTE_MAX = 120
@@ -35,8 +36,14 @@ def _quote(body: str, rule: FindingRule) -> str:
         para = " ".join(x for x in lines if x and re.search(r"[A-Za-z\u4e00-\u9fff]{2}", x))
         para = re.sub(r"^(?:⚠️\s*)?Potential issue\s*\|?\s*", "", re.sub(r"^[\s|*_:]+", "", para)).strip(" |")
         if para:
-            paras.append(para if para.endswith((".", "!", "?", ":", ";")) else f"{para}.")
-    prose = " ".join(paras)
+            paras.append(para)
+    # A paragraph without an end mark is a bold title ("Guard against X") unless it is the last,
+    # which then was cut off in the excerpt.
+    done = [p if p.endswith((".", "!", "?", ":", ";", "…")) else f"{p}." for p in paras[:-1]]
+    if paras:
+        last = paras[-1]
+        done.append(last if last.endswith((".", "!", "?", ":", ";", "…", ")", "`")) else f"{last}…")
+    prose = " ".join(done)
     return fit_sentences(prose, QUOTE_MAX) if prose else ""
 
 
@@ -81,3 +88,11 @@ def review_findings(pr: PullRequest, rules: Iterable[FindingRule]) -> tuple[Revi
                 pr=pr.number, bot=r.reviewer, severity=sev, quote=_quote(r.body, rule), path=None, line=None)))
     found.sort(key=lambda x: (x[0], x[1]))
     return tuple(f for _, _, f in found)
+
+
+
+def finding_phrase(f: ReviewFinding) -> Phrase:
+    """A finding as a language-neutral phrase: bot, severity, ``path:line`` (path alone without a line), quote."""
+    where = f"{f.path}:{f.line}" if f.path and f.line else (f.path or "-")
+    key = "reason.bot_review_flag" if f.quote else "reason.bot_review_flag_bare"
+    return phrase(key, reviewer=f.bot, severity=f.severity, where=where, quote=f.quote)

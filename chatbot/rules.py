@@ -97,6 +97,18 @@ class ModuleRule(_RulesModel):
         return self.name or self.id
 
 
+class TopicRule(_RulesModel):
+    """A storyline topic: an id, display names, and the aliases that put a PR in it by its title.
+
+    Aliases (and the name) are found in the title as whole words, case-insensitive.
+    """
+
+    id: str = Field(min_length=1, pattern=r"^[a-z0-9][a-z0-9._/-]*$")
+    name: str = Field(min_length=1, description="English display name")
+    zh: str | None = Field(default=None, description="Chinese display name; default: the English name")
+    aliases: tuple[str, ...] = Field(default=(), description="other spellings found in titles (DSv4, DeepSeek V4)")
+
+
 class FindingRule(_RulesModel):
     """How one review bot marks the severity of a finding, and which severities are risks.
 
@@ -197,6 +209,9 @@ class Rules(_RulesModel):
     security_keywords: Regexes = Field(default=(), description="regular expressions searched in title and body")
     ai_coauthor_patterns: Regexes = Field(default=(), description="regular expressions over co-author names")
     bot_coauthor_patterns: Regexes = (r"\[bot\]$",)
+    topics: tuple[TopicRule, ...] = Field(
+        default=(), description="storyline topics, tried in order before the module fallback"
+    )
     review_findings: tuple[FindingRule, ...] = Field(
         default=DEFAULT_FINDING_RULES, description="review bots and the severities of theirs that are risks"
     )

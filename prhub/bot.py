@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from chatbot.digest_service import DigestService
+from prhub.llm import llm_settings, write_with_model
 from chatbot.errors import InputError
 from chatbot.models import Digest, PullRequest
 from chatbot.ports import ChatDelivery, Clock
@@ -124,8 +125,10 @@ def digest_builder(loaded: LoadedConfig, store: SqlStore | None, clock: Clock = 
         return rules_cache[repo]
 
     # one analysis per repository-week, whatever the number of languages posted
+    settings = llm_settings(loaded.config.llm)
+    step = (lambda d: write_with_model(d, settings, cache=store)) if settings is not None else None
     service = DigestService(lambda repo, week: prs_of(configs[repo], week), rules_for=rules_of,
-                            tz_for=lambda repo: configs[repo].week_tz, cache_size=2)
+                            tz_for=lambda repo: configs[repo].week_tz, cache_size=2, step=step)
 
     def build(cfg: RepositoryConfig, week: IsoWeek, lang: str) -> Digest:
         configs[cfg.repo] = cfg

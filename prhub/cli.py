@@ -121,6 +121,7 @@ def digest(
     source: Annotated[Optional[DigestSource], typer.Option(help="where PRs come from (default: file with --input/--sample, else store)")] = None,
     db: DbOpt = None,
     refresh: Annotated[bool, typer.Option(help="with --source github: fetch the week again even when the stored copy is final")] = False,
+    llm: Annotated[bool, typer.Option("--llm", help="word the summary with the model of PRHUB_LLM_BASE_URL/PRHUB_LLM_MODEL (validated; cached in the store)")] = False,
 ) -> None:
     """Build the weekly digest of merged PRs: Markdown, JSON, Slack/Feishu payloads, HTML or PDF."""
     from chatbot.digest import newest_week, repo_from_urls, select_repo
@@ -148,8 +149,13 @@ def digest(
         iso_week = newest_week(parsed.prs, zone_name)
         if iso_week is None:
             raise InputError("the input holds no PRs, so there is no newest week: pass --week YYYY-Www")
+    step = None
+    if llm:  # the optional LLM writer between analysis and rendering; its cache is the store
+        from prhub.llm import require_llm, store_step
+
+        step = store_step(require_llm(), lambda: bootstrap.open_store(db))
     service = DigestService(lambda _repo, _week: parsed.prs, rules_for=lambda _repo: rules_obj,
-                            tz_for=lambda _repo: zone_name)
+                            tz_for=lambda _repo: zone_name, step=step)
     d = service.digest(repo_name, iso_week, lang.value, skipped_records=parsed.skipped, generated_at=gen)
     from prhub.formats import output_format
 

@@ -357,6 +357,24 @@ class ServerSettings(_Model):
     reply_queue: int | None = Field(default=None, ge=1, le=10_000)
 
 
+class LLMSettings(_Model):
+    """The optional LLM writer (off when absent; the digest is complete without it).
+
+    Args:
+        base_url: an OpenAI-compatible API root (``http://127.0.0.1:8000/v1`` for ``vllm serve``).
+        model: the served model name.
+        api_key_env: the environment variable holding the key (never the key itself).
+        timeout_s: seconds per request.
+        max_input_tokens: the fact sheet's budget in estimated tokens (:mod:`chatbot.factsheet`).
+    """
+
+    base_url: str = Field(min_length=1)
+    model: str = Field(min_length=1)
+    api_key_env: str = Field(default="PRHUB_LLM_API_KEY", pattern=r"^[A-Z_][A-Z0-9_]*$")
+    timeout_s: float = Field(default=60.0, gt=0, le=600)
+    max_input_tokens: int = Field(default=8000, ge=1000, le=1_000_000)
+
+
 class BotConfig(_Model):
     """The whole configuration file.
 
@@ -366,6 +384,7 @@ class BotConfig(_Model):
         subscriptions: slice settings.
         delivery: retries and the delivery log.
         server: ``prhub serve`` listening address.
+        llm: the optional LLM writer (None: rule-written text only).
     """
 
     repositories: tuple[RepositoryConfig, ...] = Field(min_length=1)
@@ -373,6 +392,7 @@ class BotConfig(_Model):
     subscriptions: SubscriptionSettings = SubscriptionSettings()
     delivery: DeliverySettings = DeliverySettings()
     server: ServerSettings = ServerSettings()
+    llm: LLMSettings | None = None
 
     @model_validator(mode="after")
     def _unique(self) -> BotConfig:

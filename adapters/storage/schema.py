@@ -26,6 +26,11 @@ Revision ``0004_import_source_hash``:
   (:func:`adapters.export.ghjson.record_sha256`), NULL for rows from GitHub; a re-import skips a
   record whose hash equals it before validating or encoding anything.
 
+Revision ``0005_summary_cache``:
+
+* ``summaries``: the LLM writer's cache, one row per (subject, content hash, model), so that a
+  re-run of the same week with the same model costs 0 tokens.
+
 Later issues add their tables (deliveries, subscriptions, event dedup) here *and* in a new Alembic
 revision under ``migrations/versions/``; the baseline is never edited.
 """
@@ -199,12 +204,29 @@ class DeliveryRow(Base):
     )
 
 
+class SummaryRow(Base):
+    """Model-written text of the LLM writer, keyed by subject (``digest:<repo>:<week>:<lang>``),
+    the SHA-256 of the facts it was written from, and the model; tokens as the server reported."""
+
+    __tablename__ = "summaries"
+
+    subject: Mapped[str] = mapped_column(String(255), primary_key=True)
+    content_sha256: Mapped[str] = mapped_column(String(64), primary_key=True)
+    model: Mapped[str] = mapped_column(String(255), primary_key=True)
+    payload: Mapped[dict[str, Any]]
+    prompt_tokens: Mapped[int] = mapped_column(Integer)
+    completion_tokens: Mapped[int] = mapped_column(Integer)
+    created_at: Mapped[datetime]
+
+
 PULL_REQUESTS = cast(Table, PullRequestRow.__table__)
 """The ``pull_requests`` table (for Core statements)."""
 WEEK_FETCHES = cast(Table, WeekFetchRow.__table__)
 """The ``week_fetches`` table (for Core statements)."""
 SUBSCRIPTIONS = cast(Table, SubscriptionRow.__table__)
 """The ``subscriptions`` table."""
+SUMMARIES = cast(Table, SummaryRow.__table__)
+"""The ``summaries`` table (LLM writer cache)."""
 PROCESSED_EVENTS = cast(Table, ProcessedEventRow.__table__)
 """The ``processed_events`` table."""
 DELIVERIES = cast(Table, DeliveryRow.__table__)

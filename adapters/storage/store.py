@@ -27,6 +27,7 @@ from sqlalchemy.exc import ArgumentError, DBAPIError, NoSuchModuleError, SQLAlch
 from adapters.storage.errors import StoreError, mask_url, scrub
 from adapters.storage.schema import PULL_REQUESTS, WEEK_FETCHES, PullRequestRow
 from adapters.storage.schema import PROCESSED_EVENTS, SUBSCRIPTIONS  # chat: subscriptions, event de-duplication
+from adapters.storage.schema import SUMMARIES  # the LLM writer's cache
 from chatbot.errors import InputError
 from chatbot.models import PullRequest
 from chatbot.ports import WeekFetch
@@ -706,6 +707,35 @@ class SqlStore:
         stmt = stmt.order_by(t.c.platform, t.c.workspace, t.c.subscriber_kind, t.c.subscriber_id, t.c.module)
         with self._errors("reading subscriptions"), self._engine.connect() as conn:
             return [_subscription(r) for r in conn.execute(stmt).mappings()]
+
+    # -- LLM writer cache (chatbot.ports.SummaryCache) ------------------------------------------
+
+    def get_summary(self, subject: str, content_hash: str, model: str) -> dict[str, object] | None:
+        """The cached model payload for (subject, content SHA-256, model), or None.
+
+        Raises:
+            StoreError: a database error.
+        """
+        t = SUMMARIES
+        with self._errors("reading a cached summary"), self._engine.connect() as conn:
+            row = conn.execute(select(t.c.payload).where(
+                t.c.subject == subject, t.c.content_sha256 == content_hash, t.c.model == model)).first()
+        return dict(row[0]) if row is not None else None
+
+    def put_summary(self, subject: str, content_hash: str, model: str, payload: dict[str, object],
+                    prompt_tokens: int, completion_tokens: int) -> None:
+        """Store a model payload (a second put of the same key keeps the first: same facts, same model).
+
+        Raises:
+            StoreError: a database error.
+        """
+        t = SUMMARIES
+        with self._errors("storing a summary", writing=True), self._engine.begin() as conn:
+            conn.execute(self._insert(conn)(t).values(
+                subject=subject, content_sha256=content_hash, model=model, payload=payload,
+                prompt_tokens=prompt_tokens, completion_tokens=completion_tokens,
+                created_at=datetime.now(timezone.utc),
+            ).on_conflict_do_nothing(index_elements=[t.c.subject, t.c.content_sha256, t.c.model]))
 
     # -- inbound event de-duplication (chatbot.events.EventLog) -------------------------------
 

@@ -13,6 +13,8 @@ from typing import Any
 
 import jinja2
 
+from chatbot.takeaways import takeaways
+from chatbot.writer import prose_note
 from chatbot.i18n import lines_text, tr
 from chatbot.models import AnalyzedPR, Digest
 from chatbot.render.escape import md_code, md_text, md_url
@@ -41,6 +43,7 @@ class _Helpers:
 
     def __init__(self, digest: Digest) -> None:
         self.lang = digest.lang
+        self.digest = digest
         self.prs = {p.number: p for p in digest.prs}
         self.sep = "、" if digest.lang == "zh" else ", "
 
@@ -94,6 +97,13 @@ class _Helpers:
 
     def people(self, items: Iterable[Any]) -> str:
         return self.join(f"{md_text(c.login)} {c.prs}" for c in items)
+
+    @property
+    def takeaways(self) -> tuple[str, ...]:
+        return takeaways(self.digest)
+
+    def prose_note(self, info: Any) -> str:
+        return prose_note(self.lang, info)
 
     def directions(self, themes: Iterable[Any]) -> str:
         return self.join(f"{md_text(th.name)} {self.paren(self.pr_refs(th.prs, 3))}" for th in themes)

@@ -4,8 +4,7 @@ resolved or outdated at fetch time does not count), quoted with its path:line.""
 
 from __future__ import annotations
 
-from chatbot.phrases import phrase
-from chatbot.review_findings import review_findings
+from chatbot.review_findings import finding_phrase, review_findings
 from chatbot.risks.base import RiskContext, RiskFinding, RiskRule, with_more
 
 
@@ -15,10 +14,7 @@ def check(ctx: RiskContext) -> RiskFinding | None:
     if not findings:
         return None
     f = findings[0]
-    where = f"{f.path}:{f.line}" if f.path and f.line else (f.path or "-")
-    key = "reason.bot_review_flag" if f.quote else "reason.bot_review_flag_bare"
-    reason = phrase(key, reviewer=f.bot, severity=f.severity, where=where, quote=f.quote)
-    return RiskFinding(tag=RULE.tag, reason=with_more(reason, len(findings) - 1), path=f.path)
+    return RiskFinding(tag=RULE.tag, reason=with_more(finding_phrase(f), len(findings) - 1), path=f.path)
 
 
 RULE = RiskRule(tag="bot-review-flag", check=check)

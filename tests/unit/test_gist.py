@@ -83,7 +83,7 @@ def test_every_gist_is_short_and_made_of_the_prs_words(w20):
         words = set(re.findall(r"[A-Za-z]{4,}", f"{pr.title} {pr.body}"))
         assert set(re.findall(r"[A-Za-z]{4,}", g.text)) <= words, pr.number
         described += g.source == "description"
-    assert described == 155  # of 165 descriptions; the rest hold only templates, links or commands
+    assert described == 154  # of 165 descriptions; the rest hold only templates, links or commands
 
 
 def test_no_description_or_only_the_template_gives_the_title_without_tags():
@@ -96,3 +96,9 @@ def test_no_description_or_only_the_template_gives_the_title_without_tags():
 def test_images_code_and_markup_are_left_out():
     body = "## Summary\n![shot](https://x/y.png)\n```python\nx = 1\n```\n**Speeds up** the [sampler](https://x/z) by caching `top_k`.\n"
     assert extract_gist("t", body).text == "Speeds up the sampler by caching top_k."
+
+
+def test_a_benchmark_table_under_the_test_plan_is_not_a_purpose(w20):
+    # "## Purpose" is empty; "### performance" under "## Test Plan" holds a setup line and a table
+    g = extract_gist(w20[41263].title, w20[41263].body)
+    assert (g.source, g.text) == ("title", "Fuse norm and router for low latency scenario")

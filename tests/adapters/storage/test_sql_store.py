@@ -202,3 +202,13 @@ def test_data_survives_reopening(db_url):
     with SqlStore.open(db_url) as s:
         assert s.merged_between(REPO, *utc_window("2026-W20")) == [full_pr()]
         assert s.week_fetch(REPO, "2026-W20", "UTC") == fetch(prs=1)
+
+
+def test_summary_cache_by_subject_hash_and_model(store):
+    key = ("digest:vllm-project/vllm:2026-W20:en", "a" * 64, "Qwen/Qwen3-8B")
+    assert store.get_summary(*key) is None
+    store.put_summary(*key, {"answer": "{\"headline\": {}}"}, 1200, 300)
+    store.put_summary(*key, {"answer": "other"}, 1, 1)  # same facts, same model: the first stays
+    assert store.get_summary(*key) == {"answer": "{\"headline\": {}}"}
+    assert store.get_summary(key[0], "b" * 64, key[2]) is None  # facts changed
+    assert store.get_summary(key[0], key[1], "gpt-4o") is None  # another model

@@ -1,0 +1,41 @@
+"""The week's three takeaways, before any count: what shipped, what to watch, what to do. Pure.
+
+- shipped: the top three storylines, each with its leading PR;
+- watch: the first two risk observations (risk name and their first PRs);
+- do: the first recommendation.
+A digest without storylines, risks or recommendations has fewer bullets; the first bullet (or the
+model-written headline, when the LLM writer's passed the validator) is the notification headline.
+"""
+
+from __future__ import annotations
+
+from chatbot.i18n import tr
+from chatbot.models import Digest
+
+
+def _refs(lang: str, numbers: tuple[int, ...], limit: int = 3) -> str:
+    return tr(lang, "sep").join(f"#{n}" for n in numbers[:limit])
+
+
+def takeaways(d: Digest) -> tuple[str, ...]:
+    """Up to three plain-text bullets in ``d.lang`` (PR text inside is untrusted: renderers escape)."""
+    lang = d.lang
+    out: list[str] = []
+    if d.themes:
+        items = tr(lang, "sep").join(tr(lang, "take.theme", name=t.name, pr=t.prs[0]) for t in d.themes[:3])
+        out.append(tr(lang, "take.shipped", items=items))
+    if d.risks:
+        items = tr(lang, "take.risk_sep").join(
+            tr(lang, "take.risk", name=tr(lang, f"risk.{r.kind}"), prs=_refs(lang, r.prs)) for r in d.risks[:2])
+        out.append(tr(lang, "take.watch", items=items))
+    if d.recommendations:
+        out.append(tr(lang, "take.do", text=d.recommendations[0].text))
+    return tuple(out)
+
+
+def headline(d: Digest) -> str:
+    """The notification headline: the model's validated headline, else the first takeaway, else the count."""
+    if d.headline:
+        return d.headline
+    first = takeaways(d)
+    return first[0] if first else tr(d.lang, "sum.total", total=d.total_prs).replace("**", "")

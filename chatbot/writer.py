@@ -1,0 +1,219 @@
+"""The optional LLM writer: a model words the digest's facts, the validator keeps only true sentences.
+
+Off by default; the digest is complete without it. :func:`write_prose` sends the fact sheet
+(:mod:`chatbot.factsheet`, within ``max_input_tokens``) and asks for a JSON object::
+
+    {"headline": {"text": "...", "prs": [41429]},
+     "storylines": [{"id": "topic:deepseek-v4", "text": "...", "prs": [41946, 41263]}],
+     "trend": {"text": "...", "prs": []},
+     "recommendations": [{"text": "...", "prs": [42434]}]}
+
+Each sentence goes through :func:`chatbot.prose_check.check_sentence`. When the answer is not
+such a JSON object, or a sentence fails, the model is asked once more with the complaints; what
+still fails is replaced by the rule-written text, and :class:`~chatbot.models.ProseInfo` records
+it (renderers mark the digest "rule-written"). A model error (timeout, 429 past its retry, 500)
+gives the rule-written digest, marked; no error text ever reaches the digest. Answers are cached
+by (``digest:<repo>:<week>:<lang>``, hash of the fact sheet, model): a re-run costs 0 tokens.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import re
+import time
+from collections.abc import Callable
+from typing import Any
+
+from chatbot.errors import ModelError
+from chatbot.i18n import tr
+from chatbot.factsheet import fact_sheet, fit_fact_sheet, sheet_text
+from chatbot.models import Digest, ProseInfo, Recommendation
+from chatbot.ports import ModelClient, SummaryCache
+from chatbot.prose_check import check_sentence, sheet_numbers
+
+log = logging.getLogger(__name__)
+
+SYSTEM_PROMPT = (
+    "You write the summary sentences of a weekly digest of merged pull requests. Use only the facts in "
+    "the JSON fact sheet the user sends; do not add numbers, PR numbers, names or claims that are not in it. "
+    "Write plain text, no Markdown, no mentions, no links. Write in the sheet's language (en: English, "
+    "zh: Simplified Chinese). Cite PRs as #N and list every cited number in the sentence's prs. Answer with "
+    "one JSON object: {\"headline\": {\"text\", \"prs\"}, \"storylines\": [{\"id\", \"text\", \"prs\"}] with one "
+    "sentence per storyline id of the sheet, \"trend\": {\"text\", \"prs\"} a short module-trend paragraph, "
+    "\"recommendations\": [{\"text\", \"prs\"}] at most 4}."
+)
+
+
+def _allowed_prs(d: Digest) -> frozenset[int]:
+    named = {int(n) for p in d.prs for n in re.findall(r"#(\d+)", f"{p.title} {p.gist}")}
+    return frozenset({p.number for p in d.prs} | named | {p.reverted_by for p in d.prs if p.reverted_by})
+
+
+def _sentence(obj: Any) -> tuple[str, list[int]] | None:
+    if not isinstance(obj, dict) or not isinstance(obj.get("text"), str):
+        return None
+    prs = obj.get("prs", [])
+    if not isinstance(prs, list) or not all(type(n) is int for n in prs):
+        return None
+    return obj["text"].strip(), prs
+
+
+class _Checked:
+    """A parsed answer with its kept sentences and complaints."""
+
+    def __init__(self) -> None:
+        self.headline: str | None = None
+        self.storylines: dict[str, str] = {}
+        self.trend: str | None = None
+        self.recommendations: list[Recommendation] = []
+        self.complaints: list[str] = []
+        self.kept = 0
+
+
+def _check(text: str, d: Digest, allowed: frozenset[int], numbers: frozenset[str]) -> _Checked:
+    out = _Checked()
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        out.complaints.append(f"the answer is not valid JSON ({exc.msg} at character {exc.pos}); answer with one JSON object")
+        return out
+    if not isinstance(data, dict):
+        out.complaints.append("the answer is not a JSON object")
+        return out
+
+    def keep(where: str, obj: Any) -> str | None:
+        parsed = _sentence(obj)
+        if parsed is None:
+            out.complaints.append(f"{where}: expected {{\"text\": string, \"prs\": [integers]}}")
+            return None
+        sentence, prs = parsed
+        faults = check_sentence(sentence, prs, allowed, numbers)
+        if faults:
+            out.complaints.append(f"{where} ({sentence[:80]!r}) " + "; ".join(faults))
+            return None
+        out.kept += 1
+        return sentence
+
+    out.headline = keep("headline", data.get("headline"))
+    ids = {t.module for t in d.themes}
+    for i, item in enumerate(data.get("storylines") or []):
+        sid = item.get("id") if isinstance(item, dict) else None
+        if sid not in ids:
+            out.complaints.append(f"storylines[{i}]: id {sid!r} is not a storyline of the sheet")
+            continue
+        sentence = keep(f"storylines[{i}]", item)
+        if sentence is not None:
+            out.storylines[str(sid)] = sentence
+    if data.get("trend") is not None:
+        out.trend = keep("trend", data.get("trend"))
+    for i, item in enumerate((data.get("recommendations") or [])[:4]):
+        sentence = keep(f"recommendations[{i}]", item)
+        if sentence is not None:
+            prs = tuple(n for n in item["prs"])
+            out.recommendations.append(Recommendation(text=sentence, prs=prs))
+    return out
+
+
+def _merge(first: _Checked, second: _Checked) -> _Checked:
+    """Sentences of the retry where the first answer's failed (or the retry's, when both pass)."""
+    out = _Checked()
+    out.headline = second.headline or first.headline
+    out.storylines = {**first.storylines, **second.storylines}
+    out.trend = second.trend or first.trend
+    out.recommendations = second.recommendations or first.recommendations
+    out.complaints = second.complaints
+    out.kept = (int(out.headline is not None) + len(out.storylines) + int(out.trend is not None)
+                + len(out.recommendations))
+    return out
+
+
+def _apply(d: Digest, c: _Checked, info: ProseInfo) -> Digest:
+    themes = tuple(t.model_copy(update={"summary": c.storylines[t.module]}) if t.module in c.storylines else t
+                   for t in d.themes)
+    return d.model_copy(update={
+        "headline": c.headline or d.headline,
+        "themes": themes,
+        "trend_text": c.trend or "",
+        "recommendations": tuple(c.recommendations) or d.recommendations,
+        "prose": info,
+    })
+
+
+def _expected(d: Digest) -> int:
+    return 1 + len(d.themes) + 1 + 1  # headline, one per storyline, trend, recommendations (as one)
+
+
+def write_prose(
+    d: Digest,
+    client: ModelClient,
+    *,
+    max_input_tokens: int = 8000,
+    cache: SummaryCache | None = None,
+    monotonic: Callable[[], float] = time.monotonic,
+) -> Digest:
+    """The digest with model-written, validated sentences where they pass (see the module docstring).
+
+    Never raises for model trouble: a :class:`~chatbot.errors.ModelError` or an unusable answer
+    gives ``d`` with ``prose.source == "rules"``. ``monotonic`` (seconds) is injected by tests.
+    """
+    sheet = fit_fact_sheet(fact_sheet(d), max_input_tokens)
+    text = sheet_text(sheet)
+    digest_hash = hashlib.sha256(text.encode()).hexdigest()
+    subject = f"digest:{d.repo}:{d.week}:{d.lang}"
+    allowed = _allowed_prs(d)
+    numbers = sheet_numbers(text)
+    if cache is not None:
+        hit = cache.get_summary(subject, digest_hash, client.model)
+        if hit is not None and isinstance(hit.get("answer"), str):
+            checked = _check(str(hit["answer"]), d, allowed, numbers)
+            info = _info(checked, d, client.model, 0, 0, 0.0, cached=True)
+            return _apply(d, checked, info)
+    started = monotonic()
+    prompt_tokens = completion_tokens = 0
+    answer_text = ""
+    try:
+        answer = client.complete(SYSTEM_PROMPT, text)
+        prompt_tokens, completion_tokens = answer.prompt_tokens, answer.completion_tokens
+        checked = _check(answer.text, d, allowed, numbers)
+        answer_text = answer.text
+        if checked.complaints:
+            retry = client.complete(SYSTEM_PROMPT, text + "\n\nYour previous answer had these faults; fix them:\n- "
+                                    + "\n- ".join(checked.complaints))
+            prompt_tokens += retry.prompt_tokens
+            completion_tokens += retry.completion_tokens
+            second = _check(retry.text, d, allowed, numbers)
+            if second.kept >= checked.kept or not second.complaints:
+                answer_text = retry.text
+            checked = _merge(checked, second)
+    except ModelError as exc:
+        log.warning("LLM writer: %s; using the rule-written text", exc.user_message)
+        checked = _Checked()
+    seconds = round(monotonic() - started, 3)
+    info = _info(checked, d, client.model, prompt_tokens, completion_tokens, seconds, cached=False)
+    if cache is not None and info.source == "model":
+        cache.put_summary(subject, digest_hash, client.model, {"answer": answer_text}, prompt_tokens, completion_tokens)
+    return _apply(d, checked, info)
+
+
+def _info(c: _Checked, d: Digest, model: str, pt: int, ct: int, seconds: float, *, cached: bool) -> ProseInfo:
+    expected = _expected(d)
+    kept = min(c.kept, expected) if c.kept else 0
+    if kept == 0:
+        source = "rules"
+    elif c.headline is not None and len(c.storylines) == len(d.themes) and not c.complaints:
+        source = "model"
+    else:
+        source = "mixed"
+    return ProseInfo(source=source, model=model, kept=c.kept, replaced=max(0, expected - kept), prompt_tokens=pt,
+                     completion_tokens=ct, seconds=seconds, cached=cached)
+
+
+def prose_note(lang: str, info: ProseInfo) -> str:
+    """The line that tells readers who wrote the summary sentences (model, partly model, or rules)."""
+    if info.source == "model":
+        return tr(lang, "prose.model", model=info.model)
+    if info.source == "mixed":
+        return tr(lang, "prose.mixed", model=info.model, n=info.replaced)
+    return tr(lang, "prose.rules")

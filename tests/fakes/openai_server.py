@@ -1,0 +1,113 @@
+"""A scripted OpenAI-compatible chat-completions server on 127.0.0.1 (what ``vllm serve`` exposes).
+
+``POST /v1/chat/completions`` answers with the next step of the script; each step is one of
+:class:`Reply` (HTTP 200 with a chat completion whose message content is ``content``),
+:class:`Status` (an error status, JSON error body as OpenAI sends it, optional ``Retry-After``),
+or :class:`Stall` (sleeps longer than the client's timeout, then answers). Like the real API it
+rejects a request without a Bearer key (401), without ``model`` or ``messages`` (400), and with a
+``response_format`` type other than ``json_object``/``json_schema``/``text`` (400). Every request
+body is kept in ``requests``.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from dataclasses import dataclass
+from http.server import BaseHTTPRequestHandler
+from typing import Any
+
+from tests.fakes.loopback import LoopbackServer
+
+
+@dataclass(frozen=True)
+class Reply:
+    content: str
+    prompt_tokens: int = 1200
+    completion_tokens: int = 300
+
+
+@dataclass(frozen=True)
+class Status:
+    status: int
+    retry_after: str | None = None
+    message: str = "error"
+
+
+@dataclass(frozen=True)
+class Stall:
+    seconds: float
+    content: str = "{}"
+
+
+Step = Reply | Status | Stall
+
+
+class FakeOpenAI(LoopbackServer):
+    """The fake server; ``script`` is consumed in order (the last step repeats)."""
+
+    _http11 = True
+
+    def __init__(self, script: list[Step], key: str = "sk-test") -> None:
+        self.script = list(script)
+        self.key = key
+        self.requests: list[dict[str, Any]] = []
+        self.times: list[float] = []
+        self._lock = threading.Lock()
+
+    @property
+    def base_url(self) -> str:
+        return f"{self.url}/v1"
+
+    def _send(self, h: BaseHTTPRequestHandler, status: int, body: dict[str, Any], headers: dict[str, str] | None = None) -> None:
+        raw = json.dumps(body).encode()
+        h.send_response(status)
+        h.send_header("Content-Type", "application/json")
+        h.send_header("Content-Length", str(len(raw)))
+        for k, v in (headers or {}).items():
+            h.send_header(k, v)
+        h.end_headers()
+        try:
+            h.wfile.write(raw)
+        except (BrokenPipeError, ConnectionResetError):
+            pass
+
+    def _error(self, h: BaseHTTPRequestHandler, status: int, message: str, headers: dict[str, str] | None = None) -> None:
+        self._send(h, status, {"error": {"message": message, "type": "invalid_request_error", "code": None}}, headers)
+
+    def _dispatch(self, h: BaseHTTPRequestHandler, method: str) -> None:
+        length = int(h.headers.get("Content-Length") or 0)
+        raw = h.rfile.read(length) if length else b""
+        if method != "POST" or h.path.rstrip("/") != "/v1/chat/completions":
+            return self._error(h, 404, f"no route {method} {h.path}")
+        if h.headers.get("Authorization") != f"Bearer {self.key}":
+            return self._error(h, 401, "Incorrect API key provided")
+        try:
+            body = json.loads(raw)
+        except json.JSONDecodeError:
+            return self._error(h, 400, "body is not JSON")
+        if not body.get("model") or not isinstance(body.get("messages"), list) or not body["messages"]:
+            return self._error(h, 400, "model and messages are required")
+        fmt = (body.get("response_format") or {}).get("type", "text")
+        if fmt not in ("text", "json_object", "json_schema"):
+            return self._error(h, 400, f"unknown response_format type {fmt!r}")
+        with self._lock:
+            self.requests.append(body)
+            self.times.append(time.monotonic())
+            step = self.script.pop(0) if len(self.script) > 1 else self.script[0]
+        if isinstance(step, Status):
+            headers = {"Retry-After": step.retry_after} if step.retry_after is not None else None
+            return self._error(h, step.status, step.message, headers)
+        if isinstance(step, Stall):
+            time.sleep(step.seconds)
+            content = step.content
+            pt, ct = 1, 1
+        else:
+            content, pt, ct = step.content, step.prompt_tokens, step.completion_tokens
+        self._send(h, 200, {
+            "id": f"chatcmpl-{len(self.requests)}", "object": "chat.completion", "created": 1767225600,
+            "model": body["model"],
+            "choices": [{"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": content}}],
+            "usage": {"prompt_tokens": pt, "completion_tokens": ct, "total_tokens": pt + ct},
+        })
