@@ -72,7 +72,7 @@ def test_the_new_rule_is_found_scored_and_written(registry):
     d = _digest(registry)
     by = {p.number: p for p in d.prs}
     assert by[1].risk_tags == ("todo-left",) and by[2].risk_tags == ()
-    assert by[1].risk_reasons == {"todo-left": "2 TODO(s) in the title"}
+    assert by[1].risk_reasons == {"todo-left": "2 TODOs in the title"}  # English count words: "{n} x(s)"
     assert round(by[1].importance - by[2].importance, 1) == 0.4  # counts_for_importance: one risk tag
     assert d.risk_tag_counts == {"todo-left": 1}
     assert [(r.kind, r.prs) for r in d.risks] == [("todo-left", (1,))]
