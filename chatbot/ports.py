@@ -1,7 +1,7 @@
 """Ports: the interfaces the core owns and the adapters implement (cosmicpython style).
 
 The core and the scheduler depend on these Protocols only; ``prhub/bootstrap.py`` injects the
-concrete adapters (file source, GitHub source, SQLAlchemy store, Slack/Feishu deliveries).
+concrete adapters (file source, GitHub source, SQLAlchemy store, one delivery per chat platform).
 """
 
 from __future__ import annotations
@@ -98,11 +98,12 @@ class PullRequestStore(Protocol):
 
 @dataclass(frozen=True)
 class Destination:
-    """Where a message goes: a Slack channel/user or a Feishu chat/user, with its language.
+    """Where a message goes: a channel, group or user on one chat platform, with its language.
 
-    ``platform`` is ``slack`` or ``feishu``; ``target`` the channel id (``C_DIGEST``), user id
-    (``U_ALICE`` — Slack opens the DM) or Feishu ``chat_id``/``open_id``; ``workspace`` the Slack
-    team id or Feishu tenant key when known.
+    ``platform`` is the platform's registry name (checked against ``prhub/platforms.py`` when the
+    configuration loads); ``target`` the channel, chat or user id there (e.g. a Slack channel
+    ``C_DIGEST`` or user ``U_ALICE``, a Feishu ``chat_id``/``open_id``); ``workspace`` the
+    workspace or tenant id when known.
     """
 
     platform: str
@@ -125,9 +126,19 @@ class ChatDelivery(Protocol):
 
     Implementations translate a :class:`chatbot.cards.Card` with their converter and call the
     platform once per ``send``; they never retry (the scheduler owns retries and the delivery log).
+    Each states its platform's policy, which the scheduler follows without knowing the platform:
     """
 
     platform: str
+    """The platform's registry name (``prhub/platforms.py``)."""
+
+    dedup_window_seconds: float
+    """How long (seconds, with a safety margin) the platform drops a second send carrying the same
+    ``delivery_key``; 0 when it does not (the scheduler then re-sends only after ``find_sent``)."""
+
+    rate_limit_reasons: frozenset[str]
+    """The :attr:`DeliveryError.reason` values that mean "rate-limited": such a failure posted
+    nothing, so it is retried without asking ``find_sent`` first."""
 
     def send(self, destination: Destination, card: object, *, thread: str | None, delivery_key: str) -> SentMessage:
         """Post one card (one part), in ``thread`` when given; ``delivery_key`` is stable per
@@ -177,6 +188,18 @@ class ImageUploader(Protocol):
             chatbot.errors.DeliveryError: the platform refused or failed.
         """
         ...
+
+
+def dedup_window_seconds(delivery: object) -> float:
+    """``delivery.dedup_window_seconds`` (0.0 when a wrapper or double does not state it)."""
+    value: object = getattr(delivery, "dedup_window_seconds", 0.0)
+    return float(value) if isinstance(value, (int, float)) else 0.0
+
+
+def rate_limit_reasons(delivery: object) -> frozenset[str]:
+    """``delivery.rate_limit_reasons`` (empty when a wrapper or double does not state it)."""
+    value: object = getattr(delivery, "rate_limit_reasons", frozenset())
+    return frozenset(value) if isinstance(value, (set, frozenset, tuple, list)) else frozenset()
 
 
 def image_uploader(delivery: object) -> ImageUploader | None:

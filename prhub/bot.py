@@ -158,11 +158,13 @@ def check_deliveries(loaded: LoadedConfig, deliveries: dict[str, ChatDelivery]) 
     Raises:
         InputError: e.g. a Slack destination without ``SLACK_BOT_TOKEN``.
     """
-    env = {"slack": "SLACK_BOT_TOKEN", "feishu": "FEISHU_APP_ID and FEISHU_APP_SECRET"}
+    from prhub import platforms
+
     for r in loaded.config.repositories:
         for d in r.destinations:
             if d.platform not in deliveries:
-                raise InputError(f"{r.repo} posts to {d.platform}:{d.target} but {env[d.platform]} is not set: export it")
+                needs = platforms.get(d.platform).credentials
+                raise InputError(f"{r.repo} posts to {d.platform}:{d.target} but {needs} is not set: export it")
 
 
 @dataclass
@@ -210,8 +212,8 @@ def settings_for(loaded: LoadedConfig) -> Any:
     base = load_settings()
     admins = loaded.config.admins
     return load_settings(
-        prhub_slack_admins=tuple(dict.fromkeys((*base.prhub_slack_admins, *admins.slack))),
-        prhub_feishu_admins=tuple(dict.fromkeys((*base.prhub_feishu_admins, *admins.feishu))),
+        prhub_slack_admins=tuple(dict.fromkeys((*base.prhub_slack_admins, *admins.get("slack", ())))),
+        prhub_feishu_admins=tuple(dict.fromkeys((*base.prhub_feishu_admins, *admins.get("feishu", ())))),
     )
 
 

@@ -60,7 +60,7 @@ def config_problems(loaded: LoadedConfig, settings: Any) -> list[str]:
         if r.source == "github" and not _env("GITHUB_TOKEN"):
             out.append(f"{r.repo}: source github but GITHUB_TOKEN is not set: export a token with read access")
         for d in r.destinations:
-            missing = [name for name, value in need[d.platform] if not value]
+            missing = [name for name, value in need.get(d.platform, ()) if not value]
             if missing:
                 out.append(f"{r.repo} posts to {d.platform}:{d.target} but {' and '.join(missing)} "
                            f"{'is' if len(missing) == 1 else 'are'} not set: export {'it' if len(missing) == 1 else 'them'}")

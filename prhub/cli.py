@@ -305,7 +305,7 @@ app.add_typer(config_app, name="config")
 @config_app.command("schema")
 def config_schema_cmd() -> None:
     """Print the JSON schema of the bot's config file."""
-    from scheduler.config import config_schema
+    from prhub.config import config_schema
 
     sys.stdout.write(json.dumps(config_schema(), indent=2, ensure_ascii=False) + "\n")
 
@@ -314,7 +314,7 @@ def config_schema_cmd() -> None:
 def config_check_cmd(config: ConfigOpt = None) -> None:
     """Validate the config file: one line per repository; exit 2 listing what is missing (rules files,
     the tokens of configured destinations, GITHUB_TOKEN for source: github)."""
-    from scheduler.config import load_config
+    from prhub.config import load_config
 
     from prhub.checks import config_problems
     from prhub.settings import load_settings
@@ -334,7 +334,7 @@ def doctor_cmd(config: ConfigOpt = None, db: DbOpt = None) -> None:
     """Check every token, scope, destination channel, the database and the GitHub token: one line each, with the fix."""
     from prhub.checks import doctor
     from prhub.settings import load_settings
-    from scheduler.config import CONFIG_ENV, load_config
+    from prhub.config import CONFIG_ENV, load_config
 
     loaded = load_config(config) if (config or os.environ.get(CONFIG_ENV)) else None
     checks = doctor(loaded, load_settings(), db=db)
@@ -373,7 +373,7 @@ def jobs_cmd(
 ) -> None:
     """List the scheduled digest jobs and their next run times, in each job's time zone."""
     from prhub.bot import jobs_table, parse_now
-    from scheduler.config import load_config
+    from prhub.config import load_config
 
     rows = jobs_table(load_config(config), parse_now(now), count=count)
     if json_out:
@@ -394,7 +394,7 @@ def run_job_cmd(
 ) -> None:
     """Run a repository's weekly job once now: digest, post to every destination (exactly once), slices."""
     from prhub.bot import configure_logging, report_lines, run_job_once
-    from scheduler.config import load_config
+    from prhub.config import load_config
 
     if kind != "weekly":
         raise InputError(f"unknown job {kind!r}: use weekly")
@@ -416,7 +416,7 @@ def serve_cmd(
 ) -> None:
     """Run the bot: Slack/Feishu endpoints, /healthz, /metrics and the weekly scheduler, in one process."""
     from prhub.bot import configure_logging, serve
-    from scheduler.config import load_config
+    from prhub.config import load_config
 
     loaded = load_config(config)
     configure_logging()

@@ -1,4 +1,4 @@
-"""The chat bot's web entry point: settings + store -> one WSGI app with the Slack and Feishu endpoints.
+"""The chat bot's web entry point: settings + store -> one WSGI app with every chat platform's endpoints.
 
 ``create_app(settings, store)`` mounts::
 
@@ -15,7 +15,8 @@ Every request goes through :class:`prhub.guard.RequestGuard` (body limit before 
 line per refused request, no traceback pages); ``ChatApp.platforms`` says, per platform, whether
 its HTTP endpoints are up and why not.
 
-``create_deliveries(settings)`` gives the scheduler its ``ChatDelivery`` per configured platform.
+The platforms come from the registry (``prhub/platforms.py``). ``create_deliveries(settings)``
+gives the scheduler its ``ChatDelivery`` per configured platform.
 Importing this module connects to nothing; the SDKs load only for the platforms configured.
 """
 
@@ -33,7 +34,7 @@ from prhub.clock import SYSTEM_CLOCK
 from chatbot.inbound import ChatService
 from chatbot.queries import DigestProvider, ModuleIndex, Responder, WindowDigests
 from chatbot.weeks import IsoWeek
-from prhub import bootstrap
+from prhub import bootstrap, platforms
 from prhub.guard import DEFAULT_MAX_REQUEST_BYTES, RequestGuard, quiet_sdk_loggers
 from prhub.settings import Settings
 
@@ -122,19 +123,31 @@ def _observe_query(seconds: float) -> None:
 
 
 def create_deliveries(settings: Settings) -> dict[str, ChatDelivery]:
-    """``{"slack": SlackDelivery, "feishu": FeishuDelivery}`` for the platforms configured."""
-    out: dict[str, Any] = {}
-    if settings.slack_bot_token:
-        from adapters.slack.delivery import SlackDelivery, web_client
+    """One :class:`ChatDelivery` per registered platform whose credentials are set, by name."""
+    return {p.name: p.delivery(settings) for p in platforms.PLATFORMS.values() if p.can_send(settings)}
 
-        out["slack"] = SlackDelivery(web_client(settings.secret("slack_bot_token"), base_url=settings.slack_api_url))
-    if settings.feishu_enabled:
-        from adapters.feishu.delivery import FeishuDelivery, lark_client
 
-        assert settings.feishu_app_id is not None
-        out["feishu"] = FeishuDelivery(lark_client(settings.feishu_app_id, settings.secret("feishu_app_secret"),
-                                                   domain=settings.feishu_api_url))
-    return out
+def chat_admins(settings: Settings) -> dict[str, frozenset[str]]:
+    """Per platform name, the user ids allowed to subscribe a channel."""
+    return {p.name: p.admins(settings) for p in platforms.PLATFORMS.values()}
+
+
+def create_chat_service(settings: Settings, store: SqlStore | None, *, clock: Any = None,
+                        digest_provider: DigestProvider | None = None) -> ChatService:
+    """The one chat pipeline every platform's endpoints feed (see :class:`ChatService`).
+
+    Raises:
+        chatbot.errors.InputError: no store (chat needs it for de-duplication and subscriptions).
+    """
+    from chatbot.errors import InputError
+
+    if store is None:
+        raise InputError("the chat bot needs the PR store: set PRHUB_DATABASE_URL")
+    now = _now_fn(clock)
+    responder = create_responder(settings, store, clock=now, digest_provider=digest_provider)
+    events = PurgingEventLog(store, timedelta(hours=settings.prhub_event_retention_hours))
+    return ChatService(responders=[responder], events=events, clock=now, admins=chat_admins(settings),
+                       busy=OVERLOADED.get)
 
 
 OVERLOADED: contextvars.ContextVar[bool] = contextvars.ContextVar("prhub_overloaded", default=False)
@@ -227,21 +240,17 @@ class PlatformProbe:
 
 
 class ChatApp:
-    """The WSGI app: routes by path prefix to the Slack and Feishu apps (paths kept whole).
+    """The WSGI app: routes by path prefix to each mounted platform's endpoints (paths kept whole).
 
     Attributes:
-        slack: the Slack Flask app (None when Slack is not configured); ``slack_bolt_app`` its bolt App.
-        feishu: the Feishu Flask app (None when not configured); ``feishu_chat`` its handlers.
-        responder: the query engine both platforms share (None without chat).
+        mounts: platform name -> its :class:`prhub.platforms.Mount` (prefix, WSGI app, handle).
+        chat: the chat pipeline every platform shares (None without chat).
+        responder: the default repository's query engine (None without chat).
     """
 
-    def __init__(self, *, slack: WSGIApp | None = None, feishu: WSGIApp | None = None,
-                 fallback: WSGIApp | None = None, max_request_bytes: int = DEFAULT_MAX_REQUEST_BYTES) -> None:
-        self.slack = slack
-        self.feishu = feishu
+    def __init__(self, *, fallback: WSGIApp | None = None, max_request_bytes: int = DEFAULT_MAX_REQUEST_BYTES) -> None:
+        self.mounts: dict[str, platforms.Mount] = {}
         self.fallback = fallback
-        self.slack_bolt_app: Any = None
-        self.feishu_chat: Any = None
         self.responder: Responder | None = None
         self.chat: ChatService | None = None
         self.platforms: dict[str, str] = {}
@@ -251,15 +260,29 @@ class ChatApp:
         """The bounded reply queue of each platform."""
         self.guard = RequestGuard(self._route, max_bytes=max_request_bytes)
 
+    def handle(self, platform: str) -> Any:
+        """The mounted platform's handle (e.g. the bolt App), or None."""
+        mount = self.mounts.get(platform)
+        return mount.handle if mount is not None else None
+
+    @property
+    def slack_bolt_app(self) -> Any:
+        """The Slack platform's bolt App (None when not mounted)."""
+        return self.handle("slack")
+
+    @property
+    def feishu_chat(self) -> Any:
+        """The Feishu platform's event handlers (None when not mounted)."""
+        return self.handle("feishu")
+
     def __call__(self, environ: dict[str, Any], start_response: Callable[..., Any]) -> Iterable[bytes]:
         return self.guard(environ, start_response)
 
     def _route(self, environ: dict[str, Any], start_response: Callable[..., Any]) -> Iterable[bytes]:
         path = environ.get("PATH_INFO", "") or "/"
-        if path.startswith("/slack/") and self.slack is not None:
-            return self.slack(environ, start_response)
-        if path.startswith("/feishu/") and self.feishu is not None:
-            return self.feishu(environ, start_response)
+        for mount in self.mounts.values():
+            if mount.app is not None and path.startswith(mount.prefix):
+                return mount.app(environ, start_response)
         if path == "/healthz":
             start_response("200 OK", [("Content-Type", "text/plain; charset=utf-8")])
             return [b"ok\n"]
@@ -272,9 +295,13 @@ class ChatApp:
 def create_app(settings: Settings, store: SqlStore | None, *, clock: Any = None,
                digest_provider: DigestProvider | None = None, fallback: WSGIApp | None = None,
                feishu_executor: Any = None, slack_executor: Any = None,
+               executors: dict[str, Any] | None = None,
                max_request_bytes: int = DEFAULT_MAX_REQUEST_BYTES,
                platform_retry: tuple[float, float] = (5.0, 300.0), reply_queue: int = 32) -> ChatApp:
     """Build the chat bot's WSGI app (see the module docstring for the routes).
+
+    Every registered platform (``prhub/platforms.py``) whose inbound settings are set is mounted
+    around one shared :class:`ChatService`.
 
     Args:
         settings: from :func:`prhub.settings.load_settings`.
@@ -284,6 +311,7 @@ def create_app(settings: Settings, store: SqlStore | None, *, clock: Any = None,
         fallback: WSGI app for other paths (the report pages).
         feishu_executor: where Feishu answers run (default: a 4-thread pool).
         slack_executor: where bolt runs listeners after the ack (default: bolt's pool).
+        executors: the same per platform name, for any platform.
         max_request_bytes: request body limit (``server.max_request_bytes``); larger bodies get 413.
         platform_retry: first and largest wait (seconds) between connection checks of a platform
             that cannot connect at start (``server.platform_retry_seconds``).
@@ -294,62 +322,29 @@ def create_app(settings: Settings, store: SqlStore | None, *, clock: Any = None,
         prhub.settings.SettingsError: a platform half configured (e.g. a token without its secret).
         chatbot.errors.InputError: chat configured without a store.
     """
-    from chatbot.errors import InputError
-
-    now = _now_fn(clock)
     quiet_sdk_loggers()
     app = ChatApp(fallback=fallback, max_request_bytes=max_request_bytes)
     app.probe.first, app.probe.cap = platform_retry
-    if not (settings.slack_bot_token or settings.slack_signing_secret or settings.slack_app_token
-            or settings.feishu_app_id):
+    wanted = [p for p in platforms.PLATFORMS.values() if p.mount is not None and p.wants_inbound(settings)]
+    if not wanted:
         return app
-    if store is None:
-        raise InputError("the chat bot needs the PR store: set PRHUB_DATABASE_URL")
-    responder = create_responder(settings, store, clock=now, digest_provider=digest_provider)
-    app.responder = responder
-    events = PurgingEventLog(store, timedelta(hours=settings.prhub_event_retention_hours))
-    chat = ChatService(responders=[responder], events=events, clock=now,
-                       admins={"slack": settings.admins("slack"), "feishu": settings.admins("feishu")},
-                       busy=OVERLOADED.get)
+    chat = create_chat_service(settings, store, clock=clock, digest_provider=digest_provider)
     slack_executor = BoundedExecutor(slack_executor or ThreadPoolExecutor(8, thread_name_prefix="prhub-slack"),
                                      reply_queue)
     feishu_executor = BoundedExecutor(feishu_executor or ThreadPoolExecutor(4, thread_name_prefix="prhub-feishu"),
                                       reply_queue)
     app.reply_executors = {"slack": slack_executor, "feishu": feishu_executor}
     app.chat = chat
-    if settings.slack_bot_token or settings.slack_signing_secret or settings.slack_app_token:
-        settings.require_slack()
-        from adapters.slack.app import check_slack, create_slack_app, create_slack_wsgi
-
-        bolt = create_slack_app(bot_token=settings.secret("slack_bot_token"),
-                                signing_secret=settings.secret("slack_signing_secret"), chat=chat,
-                                api_url=settings.slack_api_url, listener_executor=slack_executor)
-        if settings.slack_signing_secret:  # HTTP endpoints (Socket Mode needs no signing secret)
-            app.slack = create_slack_wsgi(bolt)
-        app.platforms["slack"] = "starting"
-        app.probe.watch("slack", lambda: check_slack(bolt))
-        app.slack_bolt_app = bolt
-    if settings.feishu_app_id or settings.feishu_app_secret:
-        settings.require_feishu()
-        from adapters.feishu.app import FeishuChat, create_feishu_dispatcher, create_feishu_wsgi
-        from adapters.feishu.delivery import FeishuDelivery, lark_client
-
-        assert settings.feishu_app_id is not None
-        delivery = FeishuDelivery(lark_client(settings.feishu_app_id, settings.secret("feishu_app_secret"),
-                                              domain=settings.feishu_api_url))
-        handlers = FeishuChat(delivery=delivery, chat=chat, bot_open_id=settings.feishu_bot_open_id,
-                              executor=feishu_executor)
-        dispatcher = create_feishu_dispatcher(handlers, encrypt_key=settings.secret("feishu_encrypt_key"),
-                                              verification_token=settings.secret("feishu_verification_token"))
-        app.feishu_chat = handlers
-        encrypt_key = settings.secret("feishu_encrypt_key")
-        if encrypt_key:  # HTTP callbacks (the long connection needs neither key nor token)
-            app.feishu = create_feishu_wsgi(dispatcher, encrypt_key=encrypt_key)
-        if encrypt_key or not settings.feishu_verification_token:
-            app.platforms["feishu"] = "starting"
-            app.probe.watch("feishu", delivery.bot_open_id)
-        else:
-            app.platforms["feishu"] = ("off: FEISHU_ENCRYPT_KEY is not set (Feishu signs callbacks only with it): "
-                                       "the /feishu endpoints are not mounted")
-            log.warning("feishu: %s", app.platforms["feishu"])
+    app.responder = chat.default
+    pools = {"slack": slack_executor, "feishu": feishu_executor, **(executors or {})}
+    for p in wanted:
+        assert p.mount is not None
+        mount = p.mount(settings, chat, {"executor": pools.get(p.name)})
+        app.mounts[p.name] = mount
+        if mount.check is not None:
+            app.platforms[p.name] = "starting"
+            app.probe.watch(p.name, mount.check)
+        elif mount.status:
+            app.platforms[p.name] = mount.status
+            log.warning("%s: %s", p.name, mount.status)
     return app

@@ -21,8 +21,9 @@ from apscheduler.triggers.cron import CronTrigger
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from chatbot.admins import check_scoped
-from chatbot.yamlfile import load_yaml
 from chatbot.errors import InputError
+from chatbot.subscriptions import PLATFORM_NAME
+from chatbot.yamlfile import load_yaml
 from chatbot.weeks import load_zone
 
 CONFIG_ENV = "PRHUB_CONFIG"
@@ -192,37 +193,30 @@ class Schedule(_Model):
 
 
 class DestinationConfig(_Model):
-    """One chat that receives a repository's digest: exactly one of ``slack`` or ``feishu``.
+    """One chat that receives a repository's digest.
+
+    In the YAML file a destination is usually written in the shorthand ``{<platform>: <target>}``
+    (``{slack: C0123}``); ``prhub/config.py`` expands it and checks ``platform`` against the
+    platform registry (``prhub/platforms.py``) before this model sees it.
 
     Attributes:
-        slack: Slack channel id (``C0123``).
-        feishu: Feishu chat id (``oc_...``).
+        platform: the chat platform's registry name.
+        target: the channel or chat id on that platform.
         lang: language of the cards (``en`` or ``zh``).
-        workspace: Slack team id / Feishu tenant key (optional).
+        workspace: the platform's workspace or tenant id (optional).
     """
 
-    slack: str | None = None
-    feishu: str | None = None
+    platform: str = Field(pattern=PLATFORM_NAME)
+    target: str
     lang: Literal["en", "zh"] = "en"
     workspace: str = ""
 
-    @model_validator(mode="after")
-    def _one(self) -> DestinationConfig:
-        if (self.slack is None) == (self.feishu is None):
-            raise ValueError("give exactly one of slack: CHANNEL_ID or feishu: CHAT_ID")
-        if not (self.slack or self.feishu or "").strip():
+    @field_validator("target")
+    @classmethod
+    def _target(cls, v: str) -> str:
+        if not v.strip():
             raise ValueError("empty channel/chat id")
-        return self
-
-    @property
-    def platform(self) -> str:
-        """``slack`` or ``feishu``."""
-        return "slack" if self.slack is not None else "feishu"
-
-    @property
-    def target(self) -> str:
-        """The channel or chat id."""
-        return (self.slack if self.slack is not None else self.feishu) or ""
+        return v
 
 
 class RepositoryConfig(_Model):
@@ -270,20 +264,6 @@ class RepositoryConfig(_Model):
     def job_id(self) -> str:
         """The stable APScheduler job id ``digest:<owner>/<name>``."""
         return f"digest:{self.repo}"
-
-
-class Admins(_Model):
-    """Who is told about failed deliveries (and may manage channel subscriptions), per platform,
-    each scoped to its workspace: ``T0123:U0456`` (Slack), ``tenant_key:ou_xxx`` (Feishu); a bare
-    user id is an error naming the form (see :mod:`chatbot.admins`)."""
-
-    slack: tuple[str, ...] = ()
-    feishu: tuple[str, ...] = ()
-
-    @field_validator("slack", "feishu")
-    @classmethod
-    def _scoped(cls, v: tuple[str, ...]) -> tuple[str, ...]:
-        return tuple(check_scoped(x) for x in v)
 
 
 class SubscriptionSettings(_Model):
@@ -380,7 +360,7 @@ class BotConfig(_Model):
 
     Attributes:
         repositories: the repositories to digest (unique ``repo``).
-        admins: admin user ids per platform.
+        admins: admin user ids per platform registry name (``{"slack": ("U0ADMIN",)}``).
         subscriptions: slice settings.
         delivery: retries and the delivery log.
         server: ``prhub serve`` listening address.
@@ -388,7 +368,12 @@ class BotConfig(_Model):
     """
 
     repositories: tuple[RepositoryConfig, ...] = Field(min_length=1)
-    admins: Admins = Admins()
+    admins: dict[str, tuple[str, ...]] = Field(default_factory=dict)
+
+    @field_validator("admins")
+    @classmethod
+    def _scoped_admins(cls, v: dict[str, tuple[str, ...]]) -> dict[str, tuple[str, ...]]:
+        return {p: tuple(check_scoped(x) for x in ids) for p, ids in v.items()}
     subscriptions: SubscriptionSettings = SubscriptionSettings()
     delivery: DeliverySettings = DeliverySettings()
     server: ServerSettings = ServerSettings()
@@ -426,63 +411,3 @@ class LoadedConfig(_Model):
         """``path`` relative to the config file's directory (absolute paths unchanged)."""
         p = Path(path).expanduser()
         return p if p.is_absolute() else self.base_dir / p
-
-
-def _loc(loc: tuple[int | str, ...]) -> str:
-    return ".".join(str(x) for x in loc) or "(top level)"
-
-
-def parse_config(text: str, source: str) -> BotConfig:
-    """Validate YAML ``text`` (named ``source`` in errors).
-
-    Raises:
-        InputError: invalid YAML or an invalid/unknown key (one line naming the key path, e.g.
-            ``repositories.0.schedule.cron``).
-    """
-    try:
-        data: Any = load_yaml(text)
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f" line {mark.line + 1}" if mark is not None else ""
-        raise InputError(f"config {source}:{where} invalid YAML ({getattr(exc, 'problem', None) or exc})") from None
-    if not isinstance(data, dict):
-        raise InputError(f"config {source}: expected a mapping with repositories: at the top")
-    try:
-        return BotConfig.model_validate(data)
-    except ValidationError as exc:
-        errs = exc.errors()
-        e = errs[0]
-        msg = e["msg"].removeprefix("Value error, ")
-        if e["type"] == "extra_forbidden":
-            msg = "unknown key"
-        more = f" (and {len(errs) - 1} more errors)" if len(errs) > 1 else ""
-        raise InputError(f"config {source}: {_loc(e['loc'])}: {msg}{more}") from None
-
-
-def load_config(path: str | Path | None) -> LoadedConfig:
-    """Read and validate the config file ``path`` (else ``$PRHUB_CONFIG``).
-
-    Raises:
-        InputError: no path given, the file cannot be read, or it does not validate.
-    """
-    import os
-
-    name = str(path) if path else os.environ.get(CONFIG_ENV, "")
-    if not name:
-        raise InputError(f"no config: pass --config FILE or set {CONFIG_ENV}")
-    p = Path(name).expanduser()
-    try:
-        text = p.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise InputError(f"config {name}: cannot read ({exc.strerror or exc})") from None
-    except UnicodeDecodeError as exc:
-        raise InputError(f"config {name}: not UTF-8 text (byte {exc.start}): save it as UTF-8") from None
-    return LoadedConfig(config=parse_config(text, name), base_dir=p.resolve().parent)
-
-
-def config_schema() -> dict[str, Any]:
-    """The JSON schema of the config file (``prhub config schema``)."""
-    schema = BotConfig.model_json_schema()
-    schema["$schema"] = "https://json-schema.org/draft/2020-12/schema"
-    schema["title"] = "prhub configuration"
-    return schema

@@ -40,7 +40,8 @@ from typing import TYPE_CHECKING
 
 from chatbot.deliveries import FAILED, SENDING, SENT, DeliveryKey, DeliveryLog, DeliveryRecord
 from chatbot.errors import DeliveryError
-from chatbot.ports import ChatDelivery, Clock, Destination, SentMessage, image_uploader
+from chatbot.ports import (ChatDelivery, Clock, Destination, SentMessage, dedup_window_seconds, image_uploader,
+                           rate_limit_reasons)
 from scheduler.config import DeliverySettings
 from scheduler.metrics import METRICS, Metrics
 from scheduler.owner import ProcessOwner
@@ -49,12 +50,6 @@ if TYPE_CHECKING:
     from chatbot.render.html import ChartImage
 
 log = logging.getLogger(__name__)
-
-IDEMPOTENT_SECONDS = {"feishu": 3300.0}
-"""Platforms that de-duplicate sends carrying the same key, and for how long (seconds, with margin):
-Feishu's ``uuid`` query parameter, 1 hour. Slack has no such key (reconciliation via ``find_sent``)."""
-
-RATE_LIMIT_REASONS = frozenset({"ratelimited", "rate_limited", "230020", "99991400"})
 
 UNSENT_PREFIX = "lookup failed"
 """The skip reason after which nobody is sending the part (the others: another process has it)."""
@@ -322,7 +317,7 @@ class Deliverer:
                 self._metrics.inc("prhub_deliveries_skipped_total", platform=key.platform)
                 return PartOutcome(key, SENT, found.message_id, found.thread_id or found.message_id, already=True)
             age = (self._clock.now() - row.updated_at).total_seconds()
-            dedup = IDEMPOTENT_SECONDS.get(key.platform, 0.0)
+            dedup = dedup_window_seconds(delivery)
             stale = self.stale(row)
             safe_resend = row.updated_at < self._started_at and age < dedup
             if not (stale or safe_resend):
@@ -365,7 +360,7 @@ class Deliverer:
                     log.warning("delivery %s: the lease was taken over while waiting: not sending", key)
                     self._metrics.inc("prhub_deliveries_skipped_total", platform=key.platform)
                     return PartOutcome(key, "skipped", reason="lease lost")
-                if exc.retry_after is None and reason not in RATE_LIMIT_REASONS:
+                if exc.retry_after is None and reason not in rate_limit_reasons(delivery):
                     found = self._lookup(delivery, dest, key, thread)
                     if found is not None:
                         log.info("delivery %s: the failed attempt had posted (message %s)", key, found.message_id)

@@ -273,7 +273,7 @@ class DigestJob:
     def _tell_admins(self, cfg: RepositoryConfig, report: JobReport) -> None:
         admins = self.config.admins
         lines = [f"{cfg.repo} {report.week}: {report.status}", *report.problems[:20]]
-        for platform, ids in (("slack", admins.slack), ("feishu", admins.feishu)):
+        for platform, ids in admins.items():
             delivery = self._deliverer.delivery_for(platform)
             if delivery is None:
                 continue

@@ -11,6 +11,8 @@ from adapters.export.ghjson import load_exports
 from chatbot.models import PullRequest
 from chatbot.rules import Rules, shipped_rules
 
+pytest_plugins = ["tests.fakes.chat_fixtures"]
+
 ROOT = Path(__file__).resolve().parents[1]
 SHARED = Path(os.environ.get("PRHUB_SHARED", ROOT.parent / "shared"))
 DATA = SHARED / "data"

@@ -113,6 +113,10 @@ class FeishuDelivery:
     """
 
     platform = "feishu"
+    dedup_window_seconds = 3300.0
+    """Feishu drops a second send with the same ``uuid`` query parameter for 1 hour (55 min used)."""
+    rate_limit_reasons = frozenset({"230020", "99991400"})
+    """Feishu's rate-limit codes: 230020 (chat send frequency), 99991400 (app request frequency)."""
     images_in_cards = True
     """An uploaded image is shown by putting its ``image_key`` in a card (an ``img`` element)."""
 

@@ -90,6 +90,10 @@ class SlackDelivery:
     """
 
     platform = "slack"
+    dedup_window_seconds = 0.0
+    """Slack has no send de-duplication key: reconciliation goes through :meth:`find_sent`."""
+    rate_limit_reasons = frozenset({"ratelimited"})
+    """HTTP 429 / ``error: ratelimited`` (see :func:`delivery_error`)."""
     images_in_cards = False
     """An uploaded image is shared into a thread by the upload itself (not referenced by a card)."""
 

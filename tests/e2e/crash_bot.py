@@ -10,7 +10,7 @@ import sys
 from chatbot.weeks import IsoWeek
 from prhub import bootstrap
 from prhub.bot import create_bot, platform_deliveries, settings_for
-from scheduler.config import load_config
+from prhub.config import load_config
 
 
 class CrashAfterAccept:

@@ -15,7 +15,8 @@ from chatbot.weeks import IsoWeek
 from prhub.bot import create_bot
 from prhub.settings import load_settings
 from prhub.web import create_deliveries
-from scheduler.config import LoadedConfig, parse_config
+from prhub.config import parse_config
+from scheduler.config import LoadedConfig
 from scheduler.metrics import Metrics
 from tests.e2e.bot_support import example_week_dir, platform_env, vllm_dir
 from tests.fakes.feishu_server import FakeFeishu

@@ -9,10 +9,9 @@ from concurrent.futures import ThreadPoolExecutor
 import pytest
 
 from chatbot.i18n import tr
-from chatbot.queries import DigestCache
 from tests.conftest import week_prs
 from tests.fakes.feishu_server import FakeFeishu, event_request, message_event
-from tests.fakes.inbound import FEISHU_KEY, FEISHU_TOKEN, MovableClock, build_bot, post, slack_event, slack_headers
+from tests.fakes.inbound import FEISHU_KEY, FEISHU_TOKEN, build_bot, post, slack_event, slack_headers
 from tests.fakes.slack_server import FakeSlack
 
 REPO = "vllm-project/vllm"
@@ -31,16 +30,6 @@ def expected():
         ["already subscribed", "(spec-decode)"],
         [tr("en", "card.help.header"), "subscribe"],
     ]
-
-
-@pytest.fixture(scope="module")
-def provider(vllm_rules):
-    return DigestCache(week_prs("2026-W20"), repo=REPO, rules=vllm_rules)
-
-
-@pytest.fixture
-def clock():
-    return MovableClock(max(p.merged_at for p in week_prs("2026-W20")))
 
 
 def test_done_when_through_fake_slack_and_fake_feishu(tmp_path, clock, provider):

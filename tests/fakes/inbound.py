@@ -114,6 +114,9 @@ class Bot:
         self.feishu_pool.shutdown(wait=True)
 
     def close(self) -> None:
+        if self.extra.get("closed"):
+            return
+        self.extra["closed"] = True
         self.slack_pool.shutdown(wait=True)
         self.feishu_pool.shutdown(wait=True)
         self.server.stop()

@@ -91,6 +91,13 @@ class RecordingDelivery:
     dedup_by_key: bool = False
     lookups: int = 0
 
+    rate_limit_reasons: frozenset[str] = frozenset({"ratelimited"})
+
+    @property
+    def dedup_window_seconds(self) -> float:
+        """The policy of the platform the double plays: Feishu's ``uuid`` window, else none."""
+        return 3300.0 if self.platform == "feishu" else 0.0
+
     def __post_init__(self) -> None:
         self._ids = itertools.count(1)
         self._lock = threading.Lock()

@@ -11,7 +11,8 @@ from apscheduler.events import EVENT_JOB_ERROR, EVENT_JOB_EXECUTED
 from adapters.export.ghjson import load_exports
 from chatbot.digest import build_digest
 from chatbot.rules import default_rules_for
-from scheduler.config import BotConfig, parse_config
+from prhub.config import parse_config
+from scheduler.config import BotConfig
 from scheduler.delivery import Deliverer
 from scheduler.jobs import DigestJob
 from scheduler.metrics import Metrics

@@ -12,7 +12,7 @@ from chatbot.errors import DeliveryError
 from chatbot.render.html import ChartImage
 from chatbot.rules import default_rules_for
 from chatbot.weeks import IsoWeek
-from scheduler.config import parse_config
+from prhub.config import parse_config
 from scheduler.delivery import CHART, Deliverer
 from scheduler.jobs import DigestJob
 from scheduler.metrics import Metrics

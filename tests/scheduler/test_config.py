@@ -11,15 +11,8 @@ import pytest
 import yaml
 
 from chatbot.errors import InputError
-from scheduler.config import (
-    BotConfig,
-    config_schema,
-    cron_trigger,
-    crontab_weekdays,
-    load_config,
-    parse_config,
-    weekly_crontab,
-)
+from prhub.config import config_schema, load_config, parse_config
+from scheduler.config import BotConfig, cron_trigger, crontab_weekdays, weekly_crontab
 from scheduler.service import next_fire_time, planned_jobs, previous_fire_time
 from tests.conftest import ROOT
 
@@ -123,6 +116,10 @@ def test_good_config_and_planned_jobs():
     (("repositories", 0, "repo", "nope"), "repositories.0.repo"),
     (("repositories", 0, "path", "data/x.json"), "repositories.0"),
     (("typo", "x"), "typo: unknown key"),
+    (("repositories", 0, "destinations", 0, "feishu", "oc_x"), "repositories.0.destinations.0: give exactly one of"),
+    (("repositories", 0, "destinations", 0, {"platform": "discord", "target": "X"}),
+     "repositories.0.destinations.0.platform: unknown chat platform 'discord' (known: feishu, slack)"),
+    (("admins", "teams", ["U1"]), "admins.teams: unknown chat platform"),
 ])
 def test_errors_name_the_key(change, where):
     data = yaml.safe_load(GOOD)
@@ -163,9 +160,24 @@ def test_admins_are_scoped_to_a_workspace(admins, ok):
     text = ("repositories: [{repo: a/b, source: github, schedule: {cron: '0 9 * * 1'}, destinations: [{slack: C1}]}]\n"
             f"admins: {admins}\n")
     if ok:
-        assert parse_config(text, "t.yaml").admins.slack in ((), ("T0123:U0456",))
+        assert parse_config(text, "t.yaml").admins.get("slack", ()) in ((), ("T0123:U0456",))
         return
     with pytest.raises(InputError) as e:
         parse_config(text, "t.yaml")
     assert "admins." in e.value.user_message and "WORKSPACE:USER" in e.value.user_message
     assert "T0123:U0456" in e.value.user_message and "tenant_key:ou_xxx" in e.value.user_message
+
+
+def test_destination_shorthand_and_full_form_are_one_destination():
+    short = parse_config(GOOD, "t.yaml").repositories[0].destinations
+    full = parse_config(GOOD.replace("{slack: C_DIGEST}", "{platform: slack, target: C_DIGEST}")
+                        .replace("{feishu: oc_team, lang: zh}", "{platform: feishu, target: oc_team, lang: zh}"),
+                        "t.yaml").repositories[0].destinations
+    assert short == full
+    assert [(d.platform, d.target, d.lang) for d in short] == [("slack", "C_DIGEST", "en"), ("feishu", "oc_team", "zh")]
+    assert parse_config(GOOD, "t.yaml").admins == {"slack": ("T_TEST:U_ADMIN",)}
+    schema = config_schema()
+    for form in ({"slack": "C1"}, {"platform": "feishu", "target": "oc_1", "lang": "zh"}):
+        jsonschema.validate(form, {"$defs": schema["$defs"], "$ref": "#/$defs/DestinationConfig"})
+    with pytest.raises(jsonschema.ValidationError):
+        jsonschema.validate({"slak": "C1"}, {"$defs": schema["$defs"], "$ref": "#/$defs/DestinationConfig"})

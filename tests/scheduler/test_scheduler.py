@@ -12,7 +12,7 @@ from adapters.storage import SqlStore
 from chatbot.errors import RateLimitedError
 from tests.scheduler.doubles import RecordingDelivery, ratelimited
 from tests.scheduler.harness import BR10, example_prs, harness
-from scheduler.config import parse_config
+from prhub.config import parse_config
 
 SH = ZoneInfo("Asia/Shanghai")
 REPO = "example-org/example-repo"

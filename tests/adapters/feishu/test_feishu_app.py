@@ -11,34 +11,13 @@ import pytest
 from sqlalchemy import func, select
 
 from adapters.storage.schema import PROCESSED_EVENTS
-from chatbot.queries import DigestCache
-from tests.conftest import week_prs
-from tests.fakes.feishu_server import FakeFeishu, event_request, message_event
-from tests.fakes.inbound import FEISHU_KEY, FEISHU_TOKEN, MovableClock, build_bot, post
-
-
-@pytest.fixture(scope="module")
-def provider(vllm_rules):
-    return DigestCache(week_prs("2026-W20"), repo="vllm-project/vllm", rules=vllm_rules)
+from tests.fakes.feishu_server import event_request, message_event
+from tests.fakes.inbound import FEISHU_KEY, FEISHU_TOKEN, build_bot, post
 
 
 @pytest.fixture
-def clock():
-    return MovableClock(max(p.merged_at for p in week_prs("2026-W20")))
-
-
-@pytest.fixture
-def feishu(clock):
-    with FakeFeishu(app_id="cli_app_test", clock=lambda: clock.now().timestamp()) as fake:
-        yield fake
-
-
-@pytest.fixture
-def bot(tmp_path, feishu, clock, provider):
-    b = build_bot(f"sqlite:///{tmp_path / 'bot.db'}", clock=clock, digest_provider=provider, feishu=feishu,
-                  prhub_feishu_admins="tenant_T:ou_ADMIN")
-    yield b
-    b.close()
+def bot(chat_bot, feishu):
+    return chat_bot(feishu=feishu, prhub_feishu_admins="tenant_T:ou_ADMIN")
 
 
 def send(bot, payload, path="/feishu/events", **kw):

@@ -12,10 +12,7 @@ import pytest
 from sqlalchemy import func, select
 
 from adapters.storage.schema import PROCESSED_EVENTS, SUBSCRIPTIONS
-from chatbot.queries import DigestCache
-from tests.conftest import week_prs
-from tests.fakes.inbound import MovableClock, build_bot, post, slack_event, slack_form, slack_headers
-from tests.fakes.slack_server import FakeSlack
+from tests.fakes.inbound import build_bot, post, slack_event, slack_form, slack_headers
 
 TS = "1718000000.000100"
 MENTION = {"type": "app_mention", "user": "U_ALICE", "channel": "C_DIGEST", "ts": TS, "text": "<@U_BOT> risks this week"}
@@ -26,28 +23,9 @@ E4 = slack_event({"type": "message", "subtype": "bot_message", "bot_id": "B_BOT"
                   "ts": "1718000001.000200", "text": "Risks this week: …"}, event_id="Ev003")
 
 
-@pytest.fixture(scope="module")
-def provider(vllm_rules):
-    return DigestCache(week_prs("2026-W20"), repo="vllm-project/vllm", rules=vllm_rules)
-
-
 @pytest.fixture
-def clock():
-    return MovableClock(max(p.merged_at for p in week_prs("2026-W20")))
-
-
-@pytest.fixture
-def slack():
-    with FakeSlack() as fake:
-        yield fake
-
-
-@pytest.fixture
-def bot(tmp_path, slack, clock, provider):
-    b = build_bot(f"sqlite:///{tmp_path / 'bot.db'}", clock=clock, digest_provider=provider, slack=slack,
-                  prhub_slack_admins="T_TEST:U_ADMIN")
-    yield b
-    b.close()
+def bot(chat_bot, slack):
+    return chat_bot(slack=slack, prhub_slack_admins="T_TEST:U_ADMIN")
 
 
 def rows(store, table):
