@@ -265,6 +265,21 @@ class ChatApp:
         mount = self.mounts.get(platform)
         return mount.handle if mount is not None else None
 
+    def endpoints(self, platform: str) -> WSGIApp | None:
+        """The mounted platform's HTTP endpoints (None: not mounted, or events over a connection only)."""
+        mount = self.mounts.get(platform)
+        return mount.app if mount is not None else None
+
+    @property
+    def slack(self) -> WSGIApp | None:
+        """The Slack HTTP endpoints (None without a signing secret: Socket Mode only)."""
+        return self.endpoints("slack")
+
+    @property
+    def feishu(self) -> WSGIApp | None:
+        """The Feishu HTTP callbacks (None without a verification token: long connection only)."""
+        return self.endpoints("feishu")
+
     @property
     def slack_bolt_app(self) -> Any:
         """The Slack platform's bolt App (None when not mounted)."""

@@ -100,3 +100,4 @@ _.stack_info  # unused attribute (prhub/guard.py: logging.LogRecord, read by log
 _._m_conversations_info  # unused method (tests/fakes/slack_socket.py) -- dispatched by name like the other _m_ methods
 why  # unused variable (adapters/slack/manifest.py) -- SlackMethod: why prhub calls the method, for readers of the table
 _pragmas  # unused function (adapters/storage/store.py) -- a SQLAlchemy 'connect' event listener
+pytest_plugins  # unused variable (tests/conftest.py:14): pytest reads it

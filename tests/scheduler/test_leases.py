@@ -12,7 +12,8 @@ from chatbot.cards import Card
 from chatbot.deliveries import RELEASED, DeliveryKey
 from chatbot.errors import DeliveryError
 from chatbot.ports import Destination
-from scheduler.config import DeliverySettings, parse_config
+from prhub.config import parse_config
+from scheduler.config import DeliverySettings
 from scheduler.delivery import Deliverer, Stopping
 from scheduler.metrics import Metrics
 from scheduler.owner import ProcessOwner
