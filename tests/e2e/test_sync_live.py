@@ -16,7 +16,7 @@ from apscheduler.schedulers.background import BackgroundScheduler
 
 from adapters.storage import SqlStore
 from prhub.sync import PrSync, create_webhook_app
-from scheduler.config import parse_config
+from prhub.config import parse_config
 from scheduler.sync import add_sync_jobs, run_sync
 from tests.conftest import shared_file, week_prs
 from tests.fakes.github_server import FakeGitHub
