@@ -11,7 +11,7 @@ import re
 
 _SCOPED = re.compile(r"^[A-Za-z0-9_.-]+:[A-Za-z0-9_.-]+$")
 
-FORM_HINT = "write WORKSPACE:USER, e.g. T0123:U0456 (Slack team id) or tenant_key:ou_xxx (Feishu tenant key)"
+FORM_HINT = "write WORKSPACE:USER, e.g. T0123:U0456 or tenant_key:ou_xxx (the workspace or tenant id, a colon, the user id)"
 
 
 def check_scoped(value: str) -> str:

@@ -21,6 +21,7 @@ from typing import Any
 import yaml
 from pydantic import ValidationError
 
+from chatbot.admins import check_scoped
 from chatbot.errors import InputError
 from chatbot.yamlfile import load_yaml
 from prhub import platforms
@@ -75,9 +76,14 @@ def _check_platforms(cfg: BotConfig) -> None:
             if d.platform not in platforms.PLATFORMS:
                 raise _ConfigProblem(("repositories", i, "destinations", j, "platform"),
                                      f"unknown chat platform {d.platform!r} (known: {', '.join(platforms.names())})")
-    for name in cfg.admins:
+    for name, ids in cfg.admins.items():
         if name not in platforms.PLATFORMS:
             raise _ConfigProblem(("admins", name), f"unknown chat platform (known: {', '.join(platforms.names())})")
+        for i, x in enumerate(ids):
+            try:
+                check_scoped(x)
+            except ValueError as exc:
+                raise _ConfigProblem(("admins", name, i), str(exc)) from None
 
 
 def parse_config(text: str, source: str) -> BotConfig:

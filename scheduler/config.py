@@ -20,7 +20,6 @@ import yaml
 from apscheduler.triggers.cron import CronTrigger
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
-from chatbot.admins import check_scoped
 from chatbot.errors import InputError
 from chatbot.subscriptions import PLATFORM_NAME
 from chatbot.yamlfile import load_yaml
@@ -360,7 +359,8 @@ class BotConfig(_Model):
 
     Attributes:
         repositories: the repositories to digest (unique ``repo``).
-        admins: admin user ids per platform registry name (``{"slack": ("U0ADMIN",)}``).
+        admins: admin ids per platform registry name, each scoped to its workspace
+            (``WORKSPACE:USER``, see :mod:`chatbot.admins`; checked when the file loads).
         subscriptions: slice settings.
         delivery: retries and the delivery log.
         server: ``prhub serve`` listening address.
@@ -369,11 +369,6 @@ class BotConfig(_Model):
 
     repositories: tuple[RepositoryConfig, ...] = Field(min_length=1)
     admins: dict[str, tuple[str, ...]] = Field(default_factory=dict)
-
-    @field_validator("admins")
-    @classmethod
-    def _scoped_admins(cls, v: dict[str, tuple[str, ...]]) -> dict[str, tuple[str, ...]]:
-        return {p: tuple(check_scoped(x) for x in ids) for p, ids in v.items()}
     subscriptions: SubscriptionSettings = SubscriptionSettings()
     delivery: DeliverySettings = DeliverySettings()
     server: ServerSettings = ServerSettings()

@@ -41,7 +41,7 @@ class ConsoleChat:
 
     def run(self, lines: Iterable[str]) -> None:
         for n, line in enumerate(lines, 1):
-            msg = InboundMessage(platform="console", channel="tty", user=self.user, text=line.strip(),
+            msg = InboundMessage(platform="console", workspace="local", channel="tty", user=self.user, text=line.strip(),
                                  is_direct=True, dedup_key=f"line:{n}", where=f"line {n}")
             card = self.chat.handle(msg)
             if card is not None:
@@ -103,7 +103,7 @@ def test_console_platform_answers_through_the_one_pipeline(console, tmp_path, mo
         assert text.count("风险 · vllm-project/vllm 2026-W20") == 1
         # subscriptions work for the new platform with no change elsewhere
         ConsoleChat(chat, console).run(["", "", "subscribe spec-decode"])
-        assert [s.platform for s in store.subscriptions_of("console", "", "user", "operator", "vllm-project/vllm")] == ["console"]
+        assert [s.platform for s in store.subscriptions_of("console", "local", "user", "operator", "vllm-project/vllm")] == ["console"]
     finally:
         store.close()
 
@@ -118,7 +118,7 @@ repositories:
     schedule: {{weekly: "mon 09:00"}}
     destinations:
       - {{console: tty, lang: zh}}
-admins: {{console: [operator]}}
+admins: {{console: [local:operator]}}
 """, "console.yaml")
     assert [(d.platform, d.target, d.lang) for d in cfg.repositories[0].destinations] == [("console", "tty", "zh")]
     from adapters.storage import SqlStore

@@ -119,7 +119,7 @@ def test_good_config_and_planned_jobs():
     (("repositories", 0, "destinations", 0, "feishu", "oc_x"), "repositories.0.destinations.0: give exactly one of"),
     (("repositories", 0, "destinations", 0, {"platform": "discord", "target": "X"}),
      "repositories.0.destinations.0.platform: unknown chat platform 'discord' (known: feishu, slack)"),
-    (("admins", "teams", ["U1"]), "admins.teams: unknown chat platform"),
+    (("admins", "teams", ["T1:U1"]), "admins.teams: unknown chat platform"),
 ])
 def test_errors_name_the_key(change, where):
     data = yaml.safe_load(GOOD)
