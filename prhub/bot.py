@@ -359,7 +359,7 @@ def create_web_app(bot: Bot, chat_app: Any = None) -> Any:
         extra.append("# TYPE prhub_destination_unsent gauge")
         for repo, week, dest in unsent_destinations(bot):
             extra.append(f"prhub_destination_unsent{label_set(repo=repo, week=week, destination=dest)} 1")
-        return Response(bot.metrics.render(extra), mimetype="text/plain; version=0.0.4; charset=utf-8")
+        return Response(bot.metrics.render(extra), content_type="text/plain; version=0.0.4; charset=utf-8")
 
     if chat_app is not None:
         own = app.wsgi_app

@@ -108,7 +108,7 @@ def _text(status: int, message: str) -> Response:
 
 
 def _page(body: bytes, fmt: str, mimetypes: Mapping[str, str] = MIMETYPES) -> Response:
-    resp = Response(body, mimetype=mimetypes[fmt])
+    resp = Response(body, content_type=mimetypes[fmt])  # as given: mimetype= would add a second charset
     resp.headers["X-Content-Type-Options"] = "nosniff"
     resp.headers["Content-Security-Policy"] = content_security_policy(body) if fmt == "html" else "default-src 'none'"
     return resp

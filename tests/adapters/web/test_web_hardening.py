@@ -65,3 +65,17 @@ def test_csp_of_a_page_without_inline_blocks_allows_none():
     assert "script-src 'none'" in content_security_policy(b"<p>hi</p>")
     changed = content_security_policy(b"<script>a()</script>") != content_security_policy(b"<script>b()</script>")
     assert changed  # a changed block is no longer allowed
+
+
+def test_every_page_has_exactly_one_charset_in_its_content_type():
+    """The app ``prhub serve`` runs (media types from the output-format registry): Flask's ``mimetype=``
+    appended a second ``charset=utf-8`` to the registry's ``text/html; charset=utf-8``."""
+    from prhub.report import create_reports_app
+
+    web = create_reports_app(MemoryStore(week_prs("2026-W20"))).test_client()
+    for path, expected in [("/reports/vllm-project/vllm/2026-W20.html", "text/html; charset=utf-8"),
+                           ("/reports/vllm-project/vllm/2026-W20", "text/html; charset=utf-8"),
+                           ("/reports/vllm-project/vllm/2026-W20.md", "text/markdown; charset=utf-8"),
+                           ("/reports/vllm-project/vllm/", "text/html; charset=utf-8")]:
+        r = web.get(path)
+        assert r.status_code == 200 and r.headers["Content-Type"] == expected, path
