@@ -28,16 +28,26 @@ BIDI_CONTROLS = frozenset([*range(0x202A, 0x202F), *range(0x2066, 0x206A)])
 U+2066–U+2069): in a title they can make text read backwards ("Trojan Source"), so they are
 removed from every untrusted string when it enters the domain."""
 
-_NO_BIDI = dict.fromkeys(BIDI_CONTROLS)
+CONTROL_CHARS = frozenset(c for c in [*range(0x00, 0x20), 0x7F, *range(0x80, 0xA0)] if chr(c) not in "\n\t")
+"""C0 controls except newline and tab (NUL, ESC of ``\\x1b[31m`` terminal colours, CR, ...), DEL and
+the C1 controls (U+0080–U+009F, where U+009B is an 8-bit CSI): they mean nothing in Markdown or HTML
+and can hide or recolour text in a terminal or break a page, so they are removed from untrusted text
+when it enters the domain, like :data:`BIDI_CONTROLS`."""
+
+_STRIPPED = dict.fromkeys(BIDI_CONTROLS | CONTROL_CHARS)
 
 
 def strip_bidi(text: str) -> str:
-    """``text`` without bidi controls (:data:`BIDI_CONTROLS`); every other character kept."""
-    return text.translate(_NO_BIDI)
+    """``text`` without bidi controls (:data:`BIDI_CONTROLS`) and control characters
+    (:data:`CONTROL_CHARS`: every C0 control but ``\\n`` and ``\\t``, DEL, C1); every other character kept.
+
+    This is the one sanitizer of untrusted PR text for every output (escaping stays per format).
+    """
+    return text.translate(_STRIPPED)
 
 
 Untrusted = Annotated[str, AfterValidator(strip_bidi)]
-"""Text from a PR (title, body, login, label, path, review text): bidi controls removed on validation."""
+"""Text from a PR (title, body, login, label, path, review text): bidi and control characters removed on validation."""
 
 
 class Frozen(BaseModel):

@@ -45,3 +45,29 @@ def test_bidi_controls_are_removed_from_every_pr_text_field():
     dumped = d.model_dump_json()
     assert not any(chr(c) in dumped for c in BIDI_CONTROLS) and json.loads(dumped)
     assert d.key_prs and all(p.url == "" for p in d.key_prs) and "evil.example" not in dumped
+
+
+def test_control_characters_are_removed_from_pr_text_before_markdown_and_html():
+    """A title with NUL, an ANSI colour (ESC [31m), CR, DEL and a C1 CSI reaches neither Markdown nor HTML
+    raw; newline and tab in a body are kept (same sanitizer as the bidi controls)."""
+    from chatbot.models import CONTROL_CHARS
+    from chatbot.render.markdown import render_markdown
+    from prhub.formats import Rendering, output_format
+    from prhub.report import PrList, build_report
+
+    assert strip_bidi("a\x00b\x1b[31mc\r\x7f\x9bd\u0085") == "ab[31mcd" and strip_bidi("x\ny\tz") == "x\ny\tz"
+    assert len(CONTROL_CHARS) == 32 - 2 + 1 + 32
+    pr = PullRequest.model_validate({
+        "number": 7, "title": "[Bugfix] fix\x00 \x1b[31mred\x1b[0m title\r", "body": "line 1\nline\t2\x07",
+        "url": f"https://github.com/{REPO}/pull/7", "author": {"login": "mal\x1blory"},
+        "merged_at": "2026-05-12T10:00:00Z", "labels": ["bug\x00"],
+        "files": [{"path": "src/a\x1b.py", "additions": 1, "deletions": 0}],
+    })
+    assert pr.title == "[Bugfix] fix [31mred[0m title" and pr.body == "line 1\nline\t2"
+    assert pr.author.login == "mallory" and pr.labels == ("bug",) and pr.files[0].path == "src/a.py"
+    rules = default_rules_for(REPO)
+    d = build_digest([pr], repo=REPO, week=IsoWeek.parse("2026-W20"), rules=rules)
+    html = output_format("html").render(Rendering(d, build_report(d, PrList([pr]), rules))).decode("utf-8")
+    for text in (render_markdown(d), html):
+        assert "31mred" in text and "mallory" in text
+        assert not any(chr(c) in text for c in CONTROL_CHARS), repr([c for c in text if ord(c) in CONTROL_CHARS])
