@@ -182,14 +182,23 @@ def trends_for(lookup: PrLookup, repo: str, weeks: Sequence[IsoWeek], tz: str, r
     return build_trends(repo, stats, module_names=names)
 
 
-def trend_weeks(newest: IsoWeek, n: int) -> list[IsoWeek]:
-    """The ``n`` weeks ending with ``newest``, oldest first.
+def check_week_count(n: int) -> None:
+    """``--weeks n`` is a count of ISO weeks from 1 to 520 (ten years).
 
     Raises:
         InputError: ``n`` < 1 or > 520.
     """
     if not 1 <= n <= 520:
         raise InputError(f"--weeks {n}: use a number from 1 to 520")
+
+
+def trend_weeks(newest: IsoWeek, n: int) -> list[IsoWeek]:
+    """The ``n`` weeks ending with ``newest``, oldest first.
+
+    Raises:
+        InputError: ``n`` < 1 or > 520.
+    """
+    check_week_count(n)
     weeks = [newest]
     while len(weeks) < n:
         weeks.insert(0, weeks[0].previous())
@@ -298,6 +307,8 @@ def store_trends(repo: str, *, weeks: int | None, from_week: str | None, to_week
         raise InputError("pass either --weeks N or --from W [--to W], not both")
     if to_week is not None and from_week is None:
         raise InputError("--to needs --from")
+    count = 8 if weeks is None else weeks
+    check_week_count(count)  # before the store is opened: an empty store must not hide a bad count
     zone = load_zone(tz)
     with bootstrap.open_store(db) as store:
         if from_week is not None:
@@ -312,7 +323,7 @@ def store_trends(repo: str, *, weeks: int | None, from_week: str | None, to_week
             newest = store.newest_merged_at(repo)
             if newest is None:
                 raise InputError(f"the PR store {store.url} holds no PRs of {repo}: run prhub import FILE... first")
-            span = trend_weeks(IsoWeek.containing(newest, zone), weeks or 8)
+            span = trend_weeks(IsoWeek.containing(newest, zone), count)
         return trends_for(store, repo, span, tz, rules, lang)
 
 

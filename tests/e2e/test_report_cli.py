@@ -63,3 +63,16 @@ def test_2025_archive_gives_eight_week_trends(tmp_path):
         rows = json.loads(r.stdout)["weeks"]
         assert len(rows) == 8 and rows[-1]["stats"]["week"] == last
         assert [w["stats"]["total_prs"] for w in rows] == [counts[w["stats"]["week"]] for w in rows]
+
+
+@pytest.mark.parametrize("n", ["0", "-1", "521"])
+def test_trends_week_counts_outside_1_to_520_are_refused(db, tmp_path, n):
+    for store in (db, f"sqlite:///{tmp_path / 'empty.db'}"):  # checked before the store is read
+        r = prhub("trends", "--repo", "vllm-project/vllm", "--weeks", n, "--db", store)
+        assert (r.returncode, r.stdout, r.stderr) == (2, "", f"prhub: error: --weeks {n}: use a number from 1 to 520\n")
+
+
+def test_trends_of_one_week_say_week(db):
+    r = prhub("trends", "--repo", "vllm-project/vllm", "--weeks", "1", "--db", db)
+    assert r.returncode == 0 and "1 week · merged PRs 217 in all" in r.stdout and "1 weeks" not in r.stdout
+    assert "6 weeks · merged PRs 1159 in all" in prhub("trends", "--repo", "vllm-project/vllm", "--weeks", "6", "--db", db).stdout

@@ -15,3 +15,11 @@ def test_every_risk_tag_has_names_and_recommendations():
 
 def test_lines_text():
     assert lines_text(1234, 5) == "+1,234/-5"
+
+
+def test_a_count_of_one_takes_the_singular_entry():
+    assert tr("en", "trends.meta", n=1, total=5) == "1 week · merged PRs 5 in all"
+    assert tr("en", "trends.meta", n=2, total=5) == "2 weeks · merged PRs 5 in all"
+    assert tr("en", "trends.meta", n=0, total=0) == "0 weeks · merged PRs 0 in all"
+    assert tr("zh", "trends.meta", n=1, total=5) == "共 1 周 · 合并 PR 合计 5"
+    assert tr("en", "hist.reach", week="2026-W19", n=1).endswith("(1 week before this one).")
