@@ -426,7 +426,15 @@ def serve_cmd(
 def main() -> None:
     """Console entry point: run the app, turning errors into one line on stderr and an exit code."""
     try:
-        app()  # click handles usage errors itself (exit 2) and raises SystemExit
+        code = app(prog_name="prhub", standalone_mode=False)  # usage errors come here, not to Typer's multi-line box
+    except typer.Abort:  # Ctrl-C or EOF at a prompt
+        sys.stderr.write("prhub: interrupted\n")
+        sys.exit(130)
+    except typer.TyperException as exc:  # Typer's (vendored) click errors: usage errors, unreadable files
+        if type(exc).__name__ == "NoArgsIsHelpError":  # ``prhub`` / ``prhub rules`` alone: help was printed
+            sys.exit(2)
+        sys.stderr.write(usage_error_line(exc) + "\n")
+        sys.exit(getattr(exc, "exit_code", 2))
     except PrhubError as exc:
         sys.stderr.write(f"prhub: error: {exc.user_message}\n")
         sys.exit(exc.exit_code)
@@ -438,6 +446,17 @@ def main() -> None:
             raise
         sys.stderr.write(f"prhub: internal error: {type(exc).__name__}: {exc} (set PRHUB_DEBUG=1 for details)\n")
         sys.exit(70)
+    sys.exit(code if isinstance(code, int) else 0)
+
+
+def usage_error_line(exc: Exception) -> str:
+    """One line for a usage error of Typer's click (unknown option, bad choice, missing value):
+    ``prhub: error: <what> (see <command> --help)``; the README promises one line on stderr and exit 2."""
+    message = exc.format_message() if hasattr(exc, "format_message") else str(exc)
+    what = " ".join(message.replace("Value error, ", "").split()).rstrip(".")
+    ctx = getattr(exc, "ctx", None)
+    return f"prhub: error: {what} (see {ctx.command_path if ctx is not None else 'prhub'} --help)"
+
 
 if __name__ == "__main__":
     main()

@@ -136,3 +136,22 @@ def test_a_config_or_rules_file_that_is_not_utf8_is_one_line_and_exit_2(tmp_path
         assert r.returncode == 2, (args, r.stderr)
         assert r.stderr.count("\n") == 1 and "not UTF-8" in r.stderr and str(bad) in r.stderr
         assert "Traceback" not in r.stderr and "internal error" not in r.stderr
+
+
+@pytest.mark.parametrize("args, line", [
+    (["digest", "--sample", "--lang", "fr"],
+     "prhub: error: Invalid value for '--lang': 'fr' is not one of 'en', 'zh' (see prhub digest --help)"),
+    (["digest", "--sample", "--format", "docx"],
+     "prhub: error: Invalid value for '--format' / '-f': 'docx' is not one of 'markdown', 'json', 'slack', 'feishu', "
+     "'html', 'pdf' (see prhub digest --help)"),
+    (["rules", "check"], "prhub: error: Missing argument 'path' (see prhub rules check --help)"),
+])
+def test_usage_errors_are_one_line_and_exit_2(args, line):
+    """The README's promise for Typer/Click usage errors: one line on stderr (no box, no usage text), exit 2."""
+    r = prhub(*args)
+    assert (r.returncode, r.stdout, r.stderr) == (2, "", line + "\n")
+
+
+def test_no_arguments_prints_the_help_and_exits_2():
+    r = prhub()
+    assert r.returncode == 2 and "Usage" in r.stdout and "digest" in r.stdout and r.stderr == ""
