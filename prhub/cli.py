@@ -148,7 +148,9 @@ def digest(
     if iso_week is None:
         iso_week = newest_week(parsed.prs, zone_name)
         if iso_week is None:
-            raise InputError("the input holds no PRs, so there is no newest week: pass --week YYYY-Www")
+            n = parsed.skipped
+            skipped = f" ({n} invalid record{'' if n == 1 else 's'} skipped)" if n else ""
+            raise InputError(f"the input holds no PRs{skipped}, so there is no newest week: pass --week YYYY-Www")
     step = None
     if llm:  # the optional LLM writer between analysis and rendering; its cache is the store
         from prhub.llm import require_llm, store_step

@@ -155,3 +155,11 @@ def test_usage_errors_are_one_line_and_exit_2(args, line):
 def test_no_arguments_prints_the_help_and_exits_2():
     r = prhub()
     assert r.returncode == 2 and "Usage" in r.stdout and "digest" in r.stdout and r.stderr == ""
+
+
+def test_an_input_of_only_invalid_records_says_how_many_were_skipped():
+    bad = '[{"number": 1, "title": "t", "mergedAt": "not a date", "url": "https://github.com/a/b/pull/1"}]'
+    r = prhub("digest", "-i", "-", "--skip-invalid", "--repo", "a/b", stdin=bad)
+    assert (r.returncode, r.stdout) == (2, "")
+    assert r.stderr == ("prhub: error: the input holds no PRs (1 invalid record skipped), so there is no newest week: "
+                        "pass --week YYYY-Www\n")
