@@ -11,6 +11,9 @@
 - :func:`quiet_sdk_loggers`: slack_bolt logs a whole request body at INFO for every badly
   signed request and lark-oapi an ERROR traceback for every forged one; their loggers are set to
   WARNING and every record they emit is cut to one line of at most 300 characters, without traceback.
+  While the guard serves a request, lark-oapi's records are dropped: for a forged or malformed
+  ``POST /feishu/events`` it logs ERROR lines with internal text (``invalid ciphertext length``)
+  twice (its own handler and the root logger); the guard's one rate-limited refusal line says it all.
 """
 
 from __future__ import annotations
@@ -30,6 +33,8 @@ DEFAULT_MAX_REQUEST_BYTES = 1024 * 1024
 WSGIApp = Callable[[dict[str, Any], Callable[..., Any]], Iterable[bytes]]
 
 _SDK_LOGGERS = ("slack_bolt", "adapters.slack.bolt", "Lark")
+_QUIET_IN_REQUESTS = ("Lark",)
+_serving = threading.local()
 _MAX_LINE = 300
 
 
@@ -131,11 +136,14 @@ class RequestGuard:
                 headers = [*headers, ("X-Content-Type-Options", "nosniff")]
             return start_response(status, headers, exc_info) if exc_info is not None else start_response(status, headers)
 
+        _serving.active = True
         try:
             return self.app(environ, watching)
         except Exception as exc:  # noqa: BLE001 - one line, never a traceback page
             log.error("%s %s: %s: %s", method[:10], _clip(path, 100), type(exc).__name__, _clip(str(exc), 200))
             return plain(start_response, 500, "internal error", [("Connection", "close")])
+        finally:
+            _serving.active = False
 
 
 class _OneLine(logging.Filter):
@@ -154,6 +162,13 @@ class _OneLine(logging.Filter):
         return True
 
 
+class _NotInRequest(logging.Filter):
+    """Drops a record emitted while :class:`RequestGuard` serves a request on this thread."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return not getattr(_serving, "active", False)
+
+
 def quiet_sdk_loggers() -> None:
     """Set slack_bolt's and lark-oapi's loggers to WARNING, each record one line (idempotent).
     The SDKs' own handlers (lark-oapi adds one) are filtered as well."""
@@ -162,3 +177,5 @@ def quiet_sdk_loggers() -> None:
         logger.setLevel(logging.WARNING)
         if not any(isinstance(f, _OneLine) for f in logger.filters):
             logger.addFilter(_OneLine())
+        if name in _QUIET_IN_REQUESTS and not any(isinstance(f, _NotInRequest) for f in logger.filters):
+            logger.addFilter(_NotInRequest())

@@ -179,3 +179,19 @@ def test_refusal_log_is_rate_limited():
     assert len(lines) == 5
     assert lines[3] == "refused requests: 2 more in the last 60 s not logged"
     assert lines[0] == "refused POST /slack/events: 401 bad signature (from 1.2.3.4)"
+
+
+@pytest.mark.parametrize("body", [b'{"encrypt": "abc"}', b'{"encrypt": 5}', b'{"encrypt": "' + b"QUJD" * 8 + b'"}',
+                                  b'{"schema": "2.0", "header": 7}', b"not json"])
+@pytest.mark.parametrize("sign", [False, True])
+def test_a_forged_feishu_event_logs_only_the_guards_one_warning(bot, caplog, body, sign):
+    """lark-oapi logged two ERROR lines (its handler and the propagated one) with internal text such as
+    'invalid ciphertext length' for each forged body; now only the guard's refusal line remains."""
+    caplog.set_level(logging.DEBUG)
+    ts = str(int(time.time()))
+    signed = {"X-Lark-Request-Timestamp": ts, "X-Lark-Request-Nonce": "n", "X-Lark-Signature": "0" * 64}
+    r = post(bot.server.url + "/feishu/events", body, {"Content-Type": "application/json", **(signed if sign else {})})
+    assert 400 <= r.status < 500
+    lines = [(rec.levelno, rec.getMessage()) for rec in caplog.records if rec.levelno >= logging.WARNING]
+    assert len(lines) == 1 and lines[0][0] == logging.WARNING, lines
+    assert lines[0][1].startswith("refused POST /feishu/events: 4")
