@@ -13,11 +13,10 @@ from sqlalchemy import text
 
 from adapters.storage.errors import StoreError
 from chatbot.queries import DigestCache
-from tests.adapters.test_http_hardening import MENTION
+from tests.adapters.test_http_hardening import MENTION, w20_bot
 from tests.conftest import week_prs
-from tests.fakes.feishu_server import FakeFeishu, event_request, message_event
-from tests.fakes.inbound import FEISHU_KEY, FEISHU_TOKEN, MovableClock, build_bot, post, slack_event, slack_form, slack_headers
-from tests.fakes.slack_server import FakeSlack
+from tests.fakes.feishu_server import event_request, message_event
+from tests.fakes.inbound import FEISHU_KEY, FEISHU_TOKEN, post, slack_event, slack_form, slack_headers
 
 
 @pytest.fixture(scope="module")
@@ -27,13 +26,8 @@ def provider(vllm_rules):
 
 @pytest.fixture
 def bot(tmp_path, provider):
-    clock = MovableClock(max(p.merged_at for p in week_prs("2026-W20")))
-    with FakeSlack() as slack, FakeFeishu(app_id="cli_app_test", clock=lambda: clock.now().timestamp()) as feishu:
-        b = build_bot(f"sqlite:///{tmp_path / 'bot.db'}", clock=clock, digest_provider=provider, slack=slack,
-                      feishu=feishu, reply_queue=1)
-        b.extra.update(slack=slack, feishu=feishu)
+    with w20_bot(tmp_path, provider, reply_queue=1) as b:
         yield b
-        b.close()
 
 
 def test_sqlite_runs_in_wal_mode_with_synchronous_normal(bot):

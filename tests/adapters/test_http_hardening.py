@@ -6,6 +6,7 @@ the same 401 to every forgery and refuses timestamps older than 5 minutes."""
 from __future__ import annotations
 
 import json
+from contextlib import contextmanager
 import logging
 import socket
 import time
@@ -30,15 +31,24 @@ def provider(vllm_rules):
     return DigestCache(week_prs("2026-W20"), repo="vllm-project/vllm", rules=vllm_rules)
 
 
-@pytest.fixture
-def bot(tmp_path, provider):
+@contextmanager
+def w20_bot(tmp_path, provider, **options):
+    """A wired bot on SQLite beside fake Slack and Feishu, its clock at 2026-W20's newest merge."""
     clock = MovableClock(max(p.merged_at for p in week_prs("2026-W20")))
     with FakeSlack() as slack, FakeFeishu(app_id="cli_app_test", clock=lambda: clock.now().timestamp()) as feishu:
         b = build_bot(f"sqlite:///{tmp_path / 'bot.db'}", clock=clock, digest_provider=provider, slack=slack,
-                      feishu=feishu)
+                      feishu=feishu, **options)
         b.extra.update(slack=slack, feishu=feishu)
+        try:
+            yield b
+        finally:
+            b.close()
+
+
+@pytest.fixture
+def bot(tmp_path, provider):
+    with w20_bot(tmp_path, provider) as b:
         yield b
-        b.close()
 
 
 def _raw(url: str, head: bytes, body: bytes = b"", *, read_timeout: float = 10.0) -> tuple[int, bytes]:
