@@ -51,29 +51,42 @@ def naive(base_url: str) -> tuple[int, int]:
 
 
 def backfill() -> int:
-    """``--backfill``: the 52 ISO weeks of 2025 fetched week by week (as ``prhub fetch --from 2025-W01
-    --to 2025-W52``) from a fake GitHub serving the real 2025 archive; prints ``backfill_requests: N``
-    (target <= 250)."""
+    """``--backfill``: the 52 ISO weeks of 2025 through the real ``prhub fetch --from 2025-W01 --to 2025-W52``
+    path (:func:`prhub.bootstrap.fetch_github_weeks`, a fresh SQLite store) from a fake GitHub serving
+    the real 2025 archive; prints the week-by-week figure of one search stream per week for comparison
+    and ``backfill_requests: N`` (target <= 250)."""
+    import contextlib
     import gzip
+    import io
     import json
+    import os
+    import tempfile
     from zoneinfo import ZoneInfo
 
     from chatbot.weeks import IsoWeek
+    from prhub import bootstrap
 
     year = ROOT.parent / "shared" / "data" / "vllm-2025.json.gz"
     if load_schema() is None or not year.exists():
         print("needs ../shared/data (github-schema.graphql and vllm-2025.json.gz)", file=sys.stderr)
         return 1
     records = json.loads(gzip.decompress(year.read_bytes()))
-    prs = 0
-    with FakeGitHub(token=TOKEN, repos={VLLM_REPO: records}) as fake:
-        source = GitHubPullRequestSource(TOKEN, base_url=fake.base_url)
-        week = IsoWeek(2025, 1)
-        for _ in range(52):
-            prs += len(source.merged_between(VLLM_REPO, *week.utc_window(ZoneInfo("UTC"))).prs)
-            week = week.next()
-    print(f"backfill 2025-W01..2025-W52: {prs} merged PRs")
-    print(f"backfill_requests: {source.requests}")
+    weeks = bootstrap.week_range(IsoWeek(2025, 1), IsoWeek(2025, 52))
+    with FakeGitHub(token=TOKEN, repos={VLLM_REPO: records}) as fake, tempfile.TemporaryDirectory() as tmp:
+        os.environ.update({"GITHUB_TOKEN": TOKEN, "GITHUB_API_URL": fake.base_url})
+        with contextlib.redirect_stderr(io.StringIO()):  # the per-page progress lines
+            outcomes = bootstrap.fetch_github_weeks(VLLM_REPO, weeks, "UTC", db=f"sqlite:///{tmp}/backfill.db")
+        requests = fake.requests
+        searches = sum("PrhubMergedPulls" in body for body in fake.bodies)
+        fake.reset_log()
+        single = GitHubPullRequestSource(TOKEN, base_url=fake.base_url)  # one week at a time, for comparison
+        for week in weeks:
+            single.merged_between(VLLM_REPO, *week.utc_window(ZoneInfo("UTC")))
+    prs = sum(len(o.prs) for o in outcomes)
+    print(f"backfill 2025-W01..2025-W52: {prs} merged PRs; {searches} search requests (ceil({prs}/50) = "
+          f"{math.ceil(prs / 50)}), {requests - searches} follow-up requests")
+    print(f"week by week (one merged_between per week): {single.requests} requests")
+    print(f"backfill_requests: {requests}")
     return 0
 
 

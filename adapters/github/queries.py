@@ -68,6 +68,22 @@ SEARCH_QUERY = (
 """One page of merged PRs. Variables: ``q`` (see :mod:`adapters.github.search`), ``first`` (1-100), ``after``."""
 
 
+def search_query(parts: int) -> str:
+    """One request holding ``parts`` searches (1 gives :data:`SEARCH_QUERY`), aliased ``s0``, ``s1``...
+
+    Variables per search ``i``: ``q{i}``, ``first{i}``, ``after{i}``. The source packs the tail of one
+    window's search with the head of the next so that a request carries at most one page of PRs in all.
+    """
+    if parts == 1:
+        return SEARCH_QUERY
+    decls = ", ".join(f"$q{i}: String!, $first{i}: Int!, $after{i}: String" for i in range(parts))
+    fields = "\n".join(
+        f"  s{i}: search(type: ISSUE, query: $q{i}, first: $first{i}, after: $after{i}) {{ issueCount {PAGE_INFO} "
+        "nodes { __typename ...PrhubPull } }" for i in range(parts))
+    return (f"query PrhubMergedPulls({decls}) {{\n{fields}\n}}\n"
+            f"fragment PrhubPull on PullRequest {{ {PULL_FIELDS} }}\n")
+
+
 @dataclass(frozen=True)
 class FollowUp:
     """One more page of one PR's connection: PR number, connection field, cursor to continue after."""

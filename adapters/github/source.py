@@ -4,7 +4,10 @@ Cost for N merged PRs in a window under the search cap: ``ceil(N / page_size)`` 
 (``POST /graphql``, 50 PRs a page with labels, files, reviews, threads, comments and closing issues),
 plus follow-up pages only for PRs whose files (> 100), reviews/threads (> 50), labels (> 20) or
 closing issues (> 10) overflow the first page, batched up to ``followup_batch`` PRs per request.
-A window over the search cap (1,000 results) costs one extra request per split.
+A window over the search cap (1,000 results) costs one extra request per split. Many windows (a
+backfill's weeks, :meth:`GitHubPullRequestSource.merged_windows`) are searched as one stream: a request
+carries the tail of one window's search and the head of the next (aliased searches, at most one page
+of PRs in all), so 52 weeks of 8,251 PRs take ``ceil(8251 / 50)`` = 166 search requests, not 194.
 
 Pages are adaptive: a search page that times out or gets HTTP 502/504 (GitHub stops queries that run
 longer than ~10 s) is asked again at once with half as many PRs (down to 1; then the normal bounded
@@ -20,8 +23,8 @@ from __future__ import annotations
 
 import logging
 import math
-from collections.abc import Callable
-from dataclasses import dataclass
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import Any
 
@@ -51,6 +54,50 @@ class FetchProgress:
 
 
 ProgressCallback = Callable[[FetchProgress], None]
+
+
+@dataclass
+class _Window:
+    """One asked window: its bounds, the PRs listed so far by number, the issue counts, completeness."""
+
+    start: datetime
+    end: datetime
+    nodes: dict[int, dict[str, Any]] = field(default_factory=dict)
+    matched: int = 0
+    complete: bool = True
+
+
+@dataclass
+class _Part:
+    """One search of (part of) a window: query, cursor, issue count once known, PRs listed, done."""
+
+    window: int
+    q: str
+    start: datetime
+    end: datetime
+    cap: int
+    after: str | None = None
+    count: int | None = None
+    listed: dict[int, dict[str, Any]] = field(default_factory=dict)
+    done: bool = False
+
+    def left(self) -> int | None:
+        """Results still to list (None before the first page)."""
+        if self.count is None:
+            return None
+        return max(min(self.count, self.cap) - len(self.listed), 0)
+
+    def take(self, page: dict[str, Any]) -> None:
+        """Add one answered page: its PR nodes, the count, the cursor; done when no next page (or over
+        the cap: the window is split without paging further)."""
+        first = self.count is None
+        self.count = int(page.get("issueCount") or 0)
+        for node in page.get("nodes") or ():
+            if isinstance(node, dict) and node.get("__typename", "PullRequest") == "PullRequest" and node.get("number"):
+                self.listed[int(node["number"])] = node
+        info = page.get("pageInfo") or {}
+        self.after = info.get("endCursor")
+        self.done = not info.get("hasNextPage") or (first and self.count >= self.cap)
 
 
 GROW_AFTER = 3
@@ -120,13 +167,34 @@ class GitHubPullRequestSource:
         """The adaptive search page size now in use (1..``page_size``)."""
         return self._page
 
-    def _search_page(self, q: str, after: str | None) -> dict[str, Any]:
+    def _search_pages(self, parts: list[_Part]) -> None:
+        """One request carrying the next page of the first ``parts`` that fit in the current page size.
+
+        Parts whose issue count is known ask for exactly what is left when a later part can use the
+        rest; the last part asks for what remains of the page. The request carries at most the current
+        page size of PRs in all, so GitHub's ~10 s budget sees no heavier query than one page. Updates
+        each asked part in place (nodes, cursor, count, done)."""
         while True:
-            first = self._page
+            budget = self._page
+            asked: list[tuple[_Part, int]] = []
+            for i, part in enumerate(parts):
+                if budget <= 0:
+                    break
+                left = part.left()
+                n = left if left is not None and 0 < left < budget and i + 1 < len(parts) else budget
+                asked.append((part, n))
+                budget -= n
+            variables: dict[str, Any] = {}
+            if len(asked) == 1:
+                variables = {"q": asked[0][0].q, "first": asked[0][1], "after": asked[0][0].after}
+            else:
+                for i, (part, n) in enumerate(asked):
+                    variables.update({f"q{i}": part.q, f"first{i}": n, f"after{i}": part.after})
             try:
-                data = graphql(self._requester, self.policy, queries.SEARCH_QUERY,
-                               {"q": q, "first": first, "after": after}, "POST /graphql (search)", heavy=first > 1)
+                data = graphql(self._requester, self.policy, queries.search_query(len(asked)), variables,
+                               "POST /graphql (search)", heavy=self._page > 1)
             except QueryTooHeavy as exc:
+                first = self._page
                 self._page = max(1, first // 2)
                 self._streak = 0
                 log.warning("GitHub %s with %d PRs a page: asking again with %d", exc, first, self._page)
@@ -136,10 +204,11 @@ class GitHubPullRequestSource:
                 self._page = min(self.page_size, self._page * 2)
                 self._streak = 0
             break
-        search = data.get("search")
-        if not isinstance(search, dict):
-            raise SourceError("GitHub answered the search without a result")
-        return search
+        for i, (part, _) in enumerate(asked):
+            search = data.get("search" if len(asked) == 1 else f"s{i}")
+            if not isinstance(search, dict):
+                raise SourceError("GitHub answered the search without a result")
+            part.take(search)
 
     def merged_between(self, repo: str, start: datetime, end: datetime) -> FetchResult:
         """PRs of ``repo`` merged in ``[start, end)``, with reviews, threads and files.
@@ -165,59 +234,82 @@ class GitHubPullRequestSource:
             SourcePermissionError: the token lacks access (401/403 without rate-limit signs).
             SourceError: other API failures after bounded retries.
         """
-        if start.tzinfo is None or end.tzinfo is None or not start < end:
-            raise InputError(f"invalid window {start} .. {end}: use aware datetimes with start < end")
-        try:
-            merged_search(repo, start, end)
-        except ValueError as exc:
-            raise InputError(str(exc)) from None
+        return next(iter(self.merged_windows(repo, [(start, end)])))
+
+    def merged_windows(self, repo: str, windows: Sequence[tuple[datetime, datetime]]) -> Iterator[FetchResult]:
+        """:meth:`merged_between` for many windows (a backfill's weeks), one result per window, in order.
+
+        The searches run as one stream: the last, partly filled page of one window's search and the first
+        page of the next window's share a request (at most one page of PRs in all), so ``N`` weeks of
+        ``P`` PRs cost about ``ceil(P / page_size)`` search requests instead of ``N`` partial pages, and an
+        empty week rides along with its neighbour. The adaptive page size carries over between windows.
+        Each result's ``requests`` counts the requests sent since the previous result (a shared request
+        belongs to the window whose result it completes first).
+
+        Raises:
+            InputError / RateLimitedError / SourcePermissionError / SourceError: as :meth:`merged_between`
+            (raised when reached; results already yielded stay valid).
+        """
+        for start, end in windows:
+            if start.tzinfo is None or end.tzinfo is None or not start < end:
+                raise InputError(f"invalid window {start} .. {end}: use aware datetimes with start < end")
+            try:
+                merged_search(repo, start, end)
+            except ValueError as exc:
+                raise InputError(str(exc)) from None
         owner, name = repo.split("/", 1)
         before = self.counter.value
-        nodes: dict[int, dict[str, Any]] = {}
-        matched = 0
-        complete = True
+        states = [_Window(start, end) for start, end in windows]
+        current = 0  # the first window not yet returned
+        active: list[_Part] = []  # parts being searched, in window order (this window's, then the next one's)
+        opened = 0  # windows whose first part is in ``active``
         pages = 0
-        parts: list[tuple[datetime, datetime]] = [(start, end)]
-        while parts:
-            s, e = parts.pop(0)
-            q = merged_search(repo, s, e)
-            page = self._search_page(q, None)
-            pages += 1
-            count = int(page.get("issueCount") or 0)
-            if count >= self.search_cap:
-                halves = split_window(s, e)
-                if halves is not None:
-                    log.info("search %s matched %d >= cap %d: splitting the window", q, count, self.search_cap)
-                    parts[:0] = halves
-                    continue
-                complete = False
-                log.warning("search %s matched %d, over the cap %d and not splittable: incomplete", q, count,
-                            self.search_cap)
-            listed: dict[int, dict[str, Any]] = {}
-            while True:
-                for node in page.get("nodes") or ():
-                    if isinstance(node, dict) and node.get("__typename", "PullRequest") == "PullRequest" and node.get("number"):
-                        listed[int(node["number"])] = node
-                self._emit(pages, len(nodes) + len(listed), matched + count, "search")
-                info = page.get("pageInfo") or {}
-                if not info.get("hasNextPage"):
-                    break
-                page = self._search_page(q, info.get("endCursor"))
+        while current < len(states):
+            while opened < len(states) and opened <= current + 1:
+                w = states[opened]
+                active.append(_Part(opened, merged_search(repo, w.start, w.end), w.start, w.end, self.search_cap))
+                opened += 1
+            if any(p.window == current for p in active):
+                self._search_pages(active)
                 pages += 1
-            if len(listed) < count and complete:
-                # the server stopped short of its own count: a lower cap than configured
-                halves = split_window(s, e)
-                if halves is not None:
-                    log.warning("search %s listed %d of %d: splitting the window", q, len(listed), count)
-                    parts[:0] = halves
-                    continue
-                complete = False
-            matched += count
-            nodes.update(listed)
-        # keep merged PRs inside the half-open window only
-        ustart, uend = start.astimezone(timezone.utc), end.astimezone(timezone.utc)
+                for part in [p for p in active if p.done]:
+                    active.remove(part)
+                    self._finish(repo, part, states[part.window], active)
+                self._emit(pages, sum(len(w.nodes) for w in states[current:]) + sum(len(p.listed) for p in active),
+                           sum(w.matched for w in states[current:]) + sum(p.count or 0 for p in active), "search")
+                continue
+            result, pages = self._window_result(owner, name, states[current], pages)
+            used = self.counter.value - before
+            before = self.counter.value
+            log.info("fetched %d merged PRs of %s in %d requests (matched %d%s)", len(result.prs), repo, used,
+                     states[current].matched, "" if result.complete else ", incomplete")
+            yield FetchResult(prs=result.prs, requests=used, complete=result.complete, matched=result.matched)
+            states[current].nodes = {}
+            current += 1
+
+    def _finish(self, repo: str, part: _Part, window: _Window, active: list[_Part]) -> None:
+        """A part's search is done: split it (over the cap, or listed short of its count) or keep its PRs."""
+        count = part.count or 0
+        short = len(part.listed) < count
+        if (count >= self.search_cap or (short and window.complete)):
+            halves = split_window(part.start, part.end)
+            if halves is not None:
+                log.info("search %s matched %d (listed %d, cap %d): splitting the window", part.q, count,
+                         len(part.listed), self.search_cap)
+                at = next((i for i, p in enumerate(active) if p.window > part.window), len(active))
+                active[at:at] = [_Part(part.window, merged_search(repo, s, e), s, e, self.search_cap) for s, e in halves]
+                return
+            window.complete = False
+            log.warning("search %s matched %d, over the cap %d and not splittable: incomplete", part.q, count,
+                        self.search_cap)
+        window.matched += count
+        window.nodes.update(part.listed)
+
+    def _window_result(self, owner: str, name: str, window: _Window, pages: int) -> tuple[FetchResult, int]:
+        """Keep the window's merged PRs (half-open, client-side), follow up their long connections, map them."""
+        ustart, uend = window.start.astimezone(timezone.utc), window.end.astimezone(timezone.utc)
         kept: dict[int, dict[str, Any]] = {}
-        for num, node in nodes.items():
+        for num, node in window.nodes.items():
             merged_at = node.get("mergedAt")
             if not merged_at:
                 continue
@@ -225,17 +317,15 @@ class GitHubPullRequestSource:
             if ustart <= when < uend:
                 kept[num] = node
         pages = self._follow_up(owner, name, kept, pages)
-        patch_files = self._patches(repo, kept, pages) if self.patches else {}
+        patch_files = self._patches(f"{owner}/{name}", kept, pages) if self.patches else {}
         prs: list[PullRequest] = []
         for num in sorted(kept):
             try:
                 prs.append(to_pull_request(kept[num], patch_files=patch_files.get(num)))
             except (ValidationError, ValueError) as exc:
                 raise SourceError(f"GitHub returned an unexpected PR #{num} payload: {str(exc).splitlines()[0]}") from None
-        used = self.counter.value - before
-        log.info("fetched %d merged PRs of %s in %d requests (matched %d%s)", len(prs), repo, used, matched,
-                 "" if complete else ", incomplete")
-        return FetchResult(prs=prs, requests=used, complete=complete, matched=matched if not complete else len(prs))
+        matched = window.matched if not window.complete else len(prs)
+        return FetchResult(prs=prs, complete=window.complete, matched=matched), pages
 
     def _follow_up(self, owner: str, name: str, nodes: dict[int, dict[str, Any]], pages: int) -> int:
         """Fetch the remaining pages of every overflowing connection, appending to the nodes in place."""

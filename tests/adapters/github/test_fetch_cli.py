@@ -62,7 +62,7 @@ def test_cli_fetch_then_final_digest_makes_no_request(fake, tmp_path):
     r = prhub(fake, "fetch", "--repo", VLLM_REPO, "--from", "2026-W19", "--to", "2026-W20", "--db", db)
     assert r.returncode == 0, r.stderr
     assert f"{VLLM_REPO} 2026-W20: 217 PRs, {math.ceil(217 / 50)} requests" in r.stdout
-    assert "prhub: fetch vllm-project/vllm 2026-W20: search page 1" in r.stderr  # plain lines off a TTY
+    assert "prhub: fetch vllm-project/vllm 2026-W19..2026-W20: search page 1" in r.stderr  # plain lines off a TTY
     assert TOKEN not in r.stdout + r.stderr
     first = fake.requests
     assert first == math.ceil(199 / 50) + math.ceil(217 / 50)
