@@ -70,8 +70,12 @@ server: {host: 127.0.0.1, threads: 8}
     subprocess.run([sys.executable, "-m", "prhub", "import", str(ROOT / "prhub" / "data" / "2026-W20.json"),
                     "--repo", "vllm-project/vllm"], env=env, cwd=ROOT, check=True, capture_output=True)
     port = free_port()
-    proc = subprocess.Popen([sys.executable, "-m", "prhub", "serve", "--config", str(cfg), "--port", str(port)],
-                            env=env, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    # the server's log goes to a file: a pipe nobody drains fills at 64 KiB and then blocks every
+    # thread that logs, the accept loop included (the "32 senders hang" of an earlier version)
+    log_path = workdir / "serve.log"
+    with log_path.open("w") as log_file:
+        proc = subprocess.Popen([sys.executable, "-m", "prhub", "serve", "--config", str(cfg), "--port", str(port)],
+                                env=env, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=log_file, text=True)
     end = time.monotonic() + 120
     while time.monotonic() < end:
         try:
@@ -79,7 +83,7 @@ server: {host: 127.0.0.1, threads: 8}
                 return proc, port
         except OSError:
             time.sleep(0.2)
-    raise SystemExit("prhub serve did not start: " + (proc.stderr.read() if proc.stderr else ""))
+    raise SystemExit("prhub serve did not start: " + log_path.read_text(errors="replace")[-2000:])
 
 
 def run_level(port: int, slack: FakeSlack, senders: int, seconds: float, tag: str) -> dict[str, float]:

@@ -6,6 +6,7 @@ platform retries (Slack 503, Feishu 503), the retry is answered once the databas
 from __future__ import annotations
 
 import json
+import logging
 import threading
 
 import pytest
@@ -97,3 +98,41 @@ def test_database_down_feishu_gets_503_and_the_repush_is_answered(bot):
     assert post(bot.server.url + "/feishu/events", body, headers).status == 200
     bot.settle()
     assert len(feishu.messages) == 1
+
+
+def test_as_many_senders_as_the_reply_queue_are_all_answered_and_waitress_warns_once(tmp_path, provider, caplog):
+    """The 32-sender hang: waitress wrote "Task queue depth is N" from its accept loop for every
+    request queued behind busy threads; once the log pipe filled, nothing was answered and SIGTERM
+    never ran. Through waitress as ``prhub serve`` runs it (2 threads, so requests queue)."""
+    from waitress.server import create_server
+
+    caplog.set_level(logging.WARNING, logger="waitress.queue")
+    with w20_bot(tmp_path, provider) as b:  # reply queue 32 (the default of 4 x 8 threads)
+        slack = b.extra["slack"]
+        server = create_server(b.app, host="127.0.0.1", port=0, threads=2)
+        runner = threading.Thread(target=server.run, daemon=True)
+        runner.start()
+        url = f"http://127.0.0.1:{server.effective_port}/slack/events"
+        statuses: list[int] = []
+
+        def sender(i: int) -> None:
+            for j in range(2):
+                ev = {**MENTION, "ts": f"1718000000.{i:03d}{j:03d}"}
+                body = slack_event(ev, event_id=f"Ev_load_{i}_{j}")
+                statuses.append(post(url, body, slack_headers(body)).status)
+
+        senders = [threading.Thread(target=sender, args=(i,)) for i in range(32)]
+        for t in senders:
+            t.start()
+        for t in senders:
+            t.join(30)
+        assert statuses == [200] * 64
+        assert slack.wait_for(lambda: len(slack.posts) >= 64, timeout=20)
+        b.settle()
+        threads = sorted(p["thread_ts"] for p in slack.posts)
+        assert threads == sorted(f"1718000000.{i:03d}{j:03d}" for i in range(32) for j in range(2))  # one answer each
+        queue_lines = [r.getMessage() for r in caplog.records if r.name == "waitress.queue"]
+        assert len(queue_lines) == 1, queue_lines[:3]  # requests did queue; one line says so
+        server.close()
+        runner.join(10)
+        assert not runner.is_alive()

@@ -15,7 +15,7 @@ import urllib.parse
 import pytest
 
 from chatbot.queries import DigestCache
-from prhub.guard import RefusalLog
+from prhub.guard import OncePer, RefusalLog
 from tests.conftest import week_prs
 from tests.fakes.feishu_server import FakeFeishu, encrypt, event_request, message_event
 from tests.fakes.inbound import FEISHU_KEY, FEISHU_TOKEN, MovableClock, build_bot, post, slack_event, slack_form, slack_headers
@@ -189,6 +189,22 @@ def test_refusal_log_is_rate_limited():
     assert len(lines) == 5
     assert lines[3] == "refused requests: 2 more in the last 60 s not logged"
     assert lines[0] == "refused POST /slack/events: 401 bad signature (from 1.2.3.4)"
+
+
+def test_once_per_window_passes_one_record_and_counts_the_rest():
+    t = [0.0]
+    f = OncePer(window=60.0, clock=lambda: t[0])
+
+    def rec(depth: int) -> logging.LogRecord:
+        return logging.LogRecord("waitress.queue", logging.WARNING, __file__, 1, "Task queue depth is %d", (depth,), None)
+
+    first = rec(1)
+    assert f.filter(first) and first.getMessage() == "Task queue depth is 1"
+    t[0] = 59.999
+    assert [f.filter(rec(d)) for d in (2, 3, 4)] == [False, False, False]
+    t[0] = 60.0  # exactly one window after the last line: passes, and counts the three left out
+    last = rec(5)
+    assert f.filter(last) and last.getMessage() == "Task queue depth is 5 (3 more in the last 60 s)"
 
 
 @pytest.mark.parametrize("body", [b'{"encrypt": "abc"}', b'{"encrypt": 5}', b'{"encrypt": "' + b"QUJD" * 8 + b'"}',
