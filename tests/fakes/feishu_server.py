@@ -34,6 +34,7 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler
 from typing import Any
 
+from tests.fakes.event_push import FEISHU_EVENT_RETRIES, push_with_retries
 from tests.fakes.loopback import LoopbackServer
 from tests.fakes.limits import (
     FEISHU_BAD_APP_SECRET,
@@ -121,6 +122,10 @@ class FakeFeishu(LoopbackServer):
     calls: list[tuple[str, str, dict[str, Any], int]] = field(default_factory=list)
     images: dict[str, dict[str, Any]] = field(default_factory=dict)
     """Uploaded images by ``image_key``: ``image_type``, ``filename``, ``data``."""
+    event_retries: tuple[float, ...] = FEISHU_EVENT_RETRIES
+    """Seconds before each re-push of :meth:`push_event` (Feishu's: 15 s, 5 min, 1 h, 6 h)."""
+    event_attempts: list[tuple[int, int]] = field(default_factory=list)
+    """``(re-push number, HTTP status)`` of every :meth:`push_event` attempt."""
     _image_failures: int = 0
     _throttle: list[tuple[str, float]] = field(default_factory=list)
     _uuids: dict[str, tuple[float, str]] = field(default_factory=dict)
@@ -148,6 +153,13 @@ class FakeFeishu(LoopbackServer):
         """Answer the next ``times`` image uploads with HTTP 500 (code 99991000, internal error)."""
         with self._lock:
             self._image_failures += times
+
+    def push_event(self, url: str, payload: dict[str, Any], *, encrypt_key: str) -> bool:
+        """Deliver an event callback as Feishu does: encrypted and signed with ``encrypt_key`` (fresh
+        timestamp per attempt), re-pushed after :attr:`event_retries` on anything but HTTP 200.
+        Blocks until an attempt gets 200 (True) or the re-pushes are used up (False)."""
+        return push_with_retries(url, lambda _n: event_request(payload, encrypt_key=encrypt_key), self.event_retries,
+                                 ok=lambda s: s == 200, record=self.event_attempts)
 
     def wait_for(self, predicate: Callable[[], bool], timeout: float = 5.0) -> bool:
         end = time.monotonic() + timeout

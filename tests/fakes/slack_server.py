@@ -15,6 +15,8 @@ Everything received is recorded.
 
 from __future__ import annotations
 
+import hashlib
+import hmac
 import itertools
 import json
 import threading
@@ -25,6 +27,7 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler
 from typing import Any
 
+from tests.fakes.event_push import SLACK_EVENT_RETRIES, push_with_retries
 from tests.fakes.loopback import LoopbackServer
 from tests.fakes.limits import SLACK_BAD_JSON, SLACK_INVALID_AUTH, SLACK_MISSING_TEXT, SLACK_NOT_AUTHED, RULES, limit
 
@@ -117,6 +120,10 @@ class FakeSlack(LoopbackServer):
     files: list[dict[str, Any]] = field(default_factory=list)
     """Files shared by ``files.completeUploadExternal``: id, title, channel, thread_ts, filename, data."""
     _uploads: dict[str, dict[str, Any]] = field(default_factory=dict)
+    event_retries: tuple[float, ...] = SLACK_EVENT_RETRIES
+    """Seconds before each retry of :meth:`send_event` (Slack's: at once, 1 min, 5 min)."""
+    event_attempts: list[tuple[int, int]] = field(default_factory=list)
+    """``(retry number, HTTP status)`` of every :meth:`send_event` attempt."""
     _failures: dict[str, int] = field(default_factory=dict)
     _limits: dict[str, list[float]] = field(default_factory=dict)
     _seq: Any = field(default_factory=lambda: itertools.count(1))
@@ -130,6 +137,21 @@ class FakeSlack(LoopbackServer):
     @property
     def base_url(self) -> str:
         return self.url + "/api/"
+
+    def send_event(self, url: str, body: bytes, *, secret: str) -> bool:
+        """Deliver an Events API request as Slack does: signed with ``secret`` (fresh timestamp per
+        attempt), retried on anything but a 2xx after :attr:`event_retries` with ``X-Slack-Retry-Num``.
+        Blocks until an attempt succeeds (True) or the retries are used up (False)."""
+        def attempt(n: int) -> tuple[bytes, dict[str, str]]:
+            ts = str(int(time.time()))
+            sig = "v0=" + hmac.new(secret.encode(), b"v0:" + ts.encode() + b":" + body, hashlib.sha256).hexdigest()
+            headers = {"Content-Type": "application/json", "X-Slack-Request-Timestamp": ts, "X-Slack-Signature": sig}
+            if n:
+                headers.update({"X-Slack-Retry-Num": str(n), "X-Slack-Retry-Reason": "http_error"})
+            return body, headers
+
+        return push_with_retries(url, attempt, self.event_retries, ok=lambda s: 200 <= s < 300,
+                                 record=self.event_attempts)
 
     def response_url(self, name: str = "cmd") -> str:
         return f"{self.url}/response/{name}"
