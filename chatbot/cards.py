@@ -203,9 +203,10 @@ class CardLimits(_Frozen):
     Attributes:
         title_chars: PR titles longer than this are cut with "…" (characters).
         detail_chars: detail lines (reasons, gists) are cut to this many characters.
-        risk_prs_per_part: risky PRs listed per digest part.
+        risk_prs_per_part: PRs listed in a subscription slice before "and N more".
         key_prs: key PRs listed in the key-PR part.
-        max_parts: digest parts at most; risky PRs that do not fit end in "and N more".
+        top_risks: risky PRs shown with their reasons in the digest's risk part and the risks
+            answer ("8 of 102 shown"); the rest are in the full report.
         list_items: PRs listed in a query answer before "and N more".
     """
 
@@ -213,7 +214,7 @@ class CardLimits(_Frozen):
     detail_chars: int = Field(default=300, ge=20)
     risk_prs_per_part: int = Field(default=30, ge=1)
     key_prs: int = Field(default=24, ge=1)
-    max_parts: int = Field(default=8, ge=3)
+    top_risks: int = Field(default=8, ge=1)
     list_items: int = Field(default=10, ge=1)
 
 
@@ -381,24 +382,48 @@ def _summary_blocks(d: Digest, limits: CardLimits) -> list[Block]:
 
 
 def _risk_kinds_section(d: Digest, limits: CardLimits) -> Section:
+    """One line per risk kind (items of a kind merged: its PRs counted once, the first detail shown)."""
     lang = d.lang
-    lines: list[Line] = []
+    kinds: dict[str, tuple[set[int], str]] = {}
     for item in d.risks:
-        name = tr(lang, "card.risk_kind", name=tr(lang, f"risk.{item.kind}"), n=len(item.prs))
-        lines.append((Text(text=name, bold=True), Text(text=tr(lang, "colon")), Untrusted(text=clip(item.detail, limits.detail_chars))))
+        prs, detail = kinds.setdefault(item.kind, (set(), item.detail))
+        prs.update(item.prs)
+    lines: list[Line] = []
+    for kind, (prs, detail) in kinds.items():
+        name = tr(lang, "card.risk_kind", name=tr(lang, f"risk.{kind}"), n=len(prs))
+        lines.append((Text(text=name, bold=True), Text(text=tr(lang, "colon")), Untrusted(text=clip(detail, limits.detail_chars))))
     if not lines:
         lines.append((Text(text=tr(lang, "card.no_risks")),))
     return Section(role="risk_kinds", heading=tr(lang, "h.risks"), lines=tuple(lines))
 
 
+def _reasons_text(p: AnalyzedPR, lang: str) -> str:
+    return _join(lang, (f"{tr(lang, f'risk.{t}')}{tr(lang, 'colon')}{p.risk_reasons.get(t, '')}" for t in p.risk_tags))
+
+
+def top_risks_list(d: Digest, risky: Sequence[AnalyzedPR], report_url: str | None, limits: CardLimits) -> PRList:
+    """The first ``limits.top_risks`` of ``risky`` (rank order) with their reasons, then "8 of 102
+    shown" (linked to the full report, which lists them all). Role ``risks``."""
+    lang = d.lang
+    shown = list(risky[: limits.top_risks])
+    items = tuple(_item(p, (Untrusted(text=clip(_reasons_text(p, lang), limits.detail_chars)),), limits) for p in shown)
+    more = len(risky) - len(shown)
+    url = safe_url(report_url or "")
+    key = "card.top_risks.shown_report" if url else "card.top_risks.shown"
+    return PRList(role="risks", heading=tr(lang, "card.h.top_risks"), items=items, more=more,
+                  more_text=tr(lang, key, n=len(shown), total=len(risky)) if more else "",
+                  more_url=url if more else "")
+
+
 def digest_cards(digest: Digest, *, report_url: str | None = None, limits: CardLimits = DEFAULT_LIMITS) -> list[Card]:
     """The weekly digest as ordered chat cards (part 1 first; parts 2..n go in its thread).
 
-    Part 1 holds the summary: window, counts, risk headline and highlights. Then come the risk
-    parts: risk observations per kind, and every PR carrying a risk tag, once, in rank order
-    (importance descending, number ascending), ``limits.risk_prs_per_part`` per part. The last
-    part lists the key PRs and the recommendations. When the risky PRs need more than
-    ``limits.max_parts`` parts, the last risk part ends with "and N more" (and the report link).
+    Part 1 holds the takeaways and the summary: window, counts, risk headline and highlights.
+    Part 2 (when any PR carries a risk tag) holds the risk observations, one line per kind, and
+    the top ``limits.top_risks`` risky PRs in rank order (importance descending, number ascending)
+    with their reasons, then "8 of 102 shown" linked to the full report (which lists all). The
+    last part lists the key PRs not already cited in the highlights (no PR twice in one digest's
+    cards) and the recommendations. So a week of any size is three cards.
 
     Args:
         digest: the week's digest; its ``lang`` is the cards' language.
@@ -420,16 +445,11 @@ def digest_cards(digest: Digest, *, report_url: str | None = None, limits: CardL
         return [Card(header=title, lang=lang, blocks=tuple(_with_button(blocks, lang, report_url)), fallback=fallback_head)]
 
     risky = sorted((p for p in d.prs if p.risk_tags), key=_rank)
-    per = limits.risk_prs_per_part
-    max_risk_parts = limits.max_parts - 2
-    chunks = [risky[i : i + per] for i in range(0, len(risky), per)] or [[]]
-    left_out = 0
-    if len(chunks) > max_risk_parts:
-        kept = chunks[:max_risk_parts]
-        left_out = len(risky) - sum(len(c) for c in kept)
-        chunks = kept
-    has_tail = bool(d.key_prs or d.recommendations)
-    parts = 1 + len(chunks) + (1 if has_tail else 0)
+    highlighted = {n for th in d.themes for n in th.prs}
+    keys = [p for p in d.key_prs if p.number not in highlighted][: limits.key_prs]
+    has_risks = bool(risky)
+    has_tail = bool(keys or d.recommendations)
+    parts = 1 + (1 if has_risks else 0) + (1 if has_tail else 0)
 
     def part_title(name: str, part: int) -> str:
         return tr(lang, "card.digest.part_header", repo=d.repo, week=d.week, title=name, part=part, parts=parts)
@@ -444,39 +464,34 @@ def digest_cards(digest: Digest, *, report_url: str | None = None, limits: CardL
     cards = [Card(header=title, lang=lang, blocks=tuple(_with_button(summary, lang, report_url)),
                   fallback=fallback_head, part=1, parts=parts)]
 
-    for i, chunk in enumerate(chunks):
-        part = 2 + i
-        rblocks: list[Block] = []
-        if i == 0:
-            rblocks.append(_risk_kinds_section(d, limits))
-        items = tuple(_item(p, (Text(text=_risk_names(p, lang)),), limits) for p in chunk)
-        last = i == len(chunks) - 1
-        more = left_out if last else 0
-        rblocks.append(PRList(role="risks", heading=tr(lang, "card.h.risk_prs"), items=items, more=more,
-                              more_text=_more(lang, more, report_url), more_url=safe_url(report_url or "") if more else ""))
-        rblocks.append(Context(runs=(Text(text=tr(lang, "card.part", part=part, parts=parts)),)))
+    part = 1
+    if has_risks:
+        part += 1
+        rblocks: list[Block] = [_risk_kinds_section(d, limits), top_risks_list(d, risky, report_url, limits),
+                                Context(runs=(Text(text=tr(lang, "card.part", part=part, parts=parts)),))]
         name = tr(lang, "h.risks")
         cards.append(Card(header=part_title(name, part), lang=lang, blocks=tuple(rblocks),
                           fallback=f"{part_title(name, part)}: {tr(lang, 'card.risks.count', n=len(risky), total=d.total_prs)}",
                           part=part, parts=parts))
 
     if has_tail:
+        part += 1
         tblocks: list[Block] = []
-        keys = d.key_prs[: limits.key_prs]
         if keys:
             items = tuple(_item(p, (Text(text=f"{p.importance:.1f} · "), Untrusted(text=clip(p.gist, limits.detail_chars))), limits)
                           for p in keys)
-            more = len(d.key_prs) - len(keys)
-            tblocks.append(PRList(role="key_prs", heading=tr(lang, "card.h.key_prs"), items=items, more=more,
-                                  more_text=_more(lang, more, report_url)))
+            in_highlights = sum(1 for p in d.key_prs if p.number in highlighted)
+            more_text = tr(lang, "card.key_in_highlights", n=in_highlights) if in_highlights else ""
+            tblocks.append(PRList(role="key_prs", heading=tr(lang, "card.h.key_prs"), items=items,
+                                  more=len(d.key_prs) - len(keys), more_text=more_text))
         if d.recommendations:
             tblocks.append(Section(role="recommendations", heading=tr(lang, "card.h.recommendations"),
                                    lines=tuple((Text(text="• "), Untrusted(text=clip(r.text, limits.detail_chars * 2)))
                                                for r in d.recommendations)))
-        tblocks.append(Context(runs=(Text(text=tr(lang, "card.part", part=parts, parts=parts)),)))
+        tblocks.append(Context(runs=(Text(text=tr(lang, "card.part", part=part, parts=parts)),)))
         name = tr(lang, "card.h.key_prs")
-        cards.append(Card(header=part_title(name, parts), lang=lang, blocks=tuple(_with_button(tblocks, lang, report_url)),
-                          fallback=part_title(name, parts), part=parts, parts=parts))
+        cards.append(Card(header=part_title(name, part), lang=lang, blocks=tuple(_with_button(tblocks, lang, report_url)),
+                          fallback=part_title(name, part), part=part, parts=parts))
     return cards
 
 
@@ -549,12 +564,12 @@ def _risk_reason_lines(p: AnalyzedPR, lang: str, limits: CardLimits) -> tuple[Li
 
 def risks_card(d: Digest, *, report_url: str | None = None, limits: CardLimits = DEFAULT_LIMITS,
                notice: Sequence[str] = ()) -> Card:
-    """The risks of a week: risk observations per kind, then the risky PRs (rank order) with reasons.
+    """The risks of a week: risk observations per kind, then the top risky PRs (rank order) with reasons.
 
     Args:
         d: the week's digest.
-        report_url: adds "Full report" and the "and N more" link target.
-        limits: ``list_items`` risky PRs are listed.
+        report_url: adds "Full report" and the "8 of 102 shown" link target.
+        limits: ``top_risks`` risky PRs are listed.
         notice: trusted lines shown first (e.g. "no PRs yet this week, here is last week").
     """
     lang = d.lang
@@ -565,15 +580,8 @@ def risks_card(d: Digest, *, report_url: str | None = None, limits: CardLimits =
     risky = sorted((p for p in d.prs if p.risk_tags), key=_rank)
     blocks.append(Section(role="risk_kinds", lines=((Text(text=tr(lang, "card.risks.count", n=len(risky), total=d.total_prs)),),)))
     blocks.append(_risk_kinds_section(d, limits))
-    shown = risky[: limits.list_items]
-    if shown:
-        items = []
-        for p in shown:
-            reasons = _join(lang, (f"{tr(lang, f'risk.{t}')}{tr(lang, 'colon')}{p.risk_reasons.get(t, '')}" for t in p.risk_tags))
-            items.append(_item(p, (Untrusted(text=clip(reasons, limits.detail_chars)),), limits))
-        more = len(risky) - len(shown)
-        blocks.append(PRList(role="risks", heading=tr(lang, "card.h.risk_prs"), items=tuple(items), more=more,
-                             more_text=_more(lang, more, report_url), more_url=safe_url(report_url or "") if more else ""))
+    if risky:
+        blocks.append(top_risks_list(d, risky, report_url, limits))
     return Card(header=header, lang=lang, blocks=tuple(_with_button(blocks, lang, report_url)),
                 fallback=f"{header}: {tr(lang, 'card.risks.count', n=len(risky), total=d.total_prs)}")
 

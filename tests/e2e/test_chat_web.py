@@ -22,8 +22,8 @@ QUERIES = ["risks this week", "本周风险", "PR #42202", "attention this week"
 def expected():
     """(query index) -> substrings the answer's header/body must hold."""
     return [
-        [tr("en", "card.risks.header", repo=REPO, week="2026-W20"), tr("en", "card.h.risk_prs"), "/pull/"],
-        [tr("zh", "card.risks.header", repo=REPO, week="2026-W20"), tr("zh", "card.h.risk_prs")],
+        [tr("en", "card.risks.header", repo=REPO, week="2026-W20"), tr("en", "card.h.top_risks"), "/pull/"],
+        [tr("zh", "card.risks.header", repo=REPO, week="2026-W20"), tr("zh", "card.h.top_risks")],
         ["PR #42202", "seq_lens_cpu_upper_bound", "Nick Hill"],
         ["(attention) · 2026-W20", tr("en", "card.module.prs")],
         ["Subscribed you to", "(spec-decode)"],

@@ -98,6 +98,7 @@ def test_hostile_300_pr_week_stays_within_platform_limits(tmp_path):
     r = prhub("digest", "--input", str(tmp_path / "hostile.json"), "--format", "slack", env=env)
     assert r.returncode == 0, r.stderr
     msgs = json.loads(r.stdout)["messages"]
+    assert len(msgs) <= 4  # a 300-PR week: summary, top risks, key PRs
     listed = set()
     for m in msgs:
         assert 0 < len(m["text"]) <= 3000 and len(m["blocks"]) <= 50
@@ -114,7 +115,8 @@ def test_hostile_300_pr_week_stays_within_platform_limits(tmp_path):
         body = json.dumps(m["blocks"])
         assert "<!channel>" not in body and "<@U_ALICE>" not in body
         listed |= {n for n in risky if f"/pull/{n}|" in body}
-    assert listed == risky  # every risky PR at least once across the parts
+    assert listed and listed <= risky  # the top risks and key PRs; the report lists all 80
+    assert "8 of 80 shown; all in the full report" in json.dumps(msgs)
     r = prhub("digest", "--input", str(tmp_path / "hostile.json"), "--format", "feishu", "--lang", "zh", env=env)
     assert r.returncode == 0, r.stderr
     cards = json.loads(r.stdout)["cards"]
@@ -124,4 +126,5 @@ def test_hostile_300_pr_week_stays_within_platform_limits(tmp_path):
         assert len(raw.encode("utf-8")) <= 25_000
         assert "<at " not in raw and "<font" not in raw and "\\\\[Bugfix" not in raw
         seen |= {n for n in risky if f"[#{n}](https://github.com/vllm-project/vllm/pull/{n})" in raw}
-    assert seen == risky
+    assert seen and seen <= risky and len(cards) <= 4
+    assert "已显示 80 个中的 8 个，全部见完整报告" in json.dumps(cards, ensure_ascii=False)

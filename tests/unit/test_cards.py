@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from chatbot.cards import Card, PRList, Section, Text, digest_cards, split_card
+from chatbot.cards import Card, PRList, Section, Text, digest_cards, run_text, split_card
+from chatbot.i18n import tr
 from tests.hostile_digest import hostile_digest, risky_in_rank_order
 
 
@@ -10,24 +11,47 @@ def risk_numbers(cards):
     return [i.number for c in cards for b in c.blocks if isinstance(b, PRList) and b.role == "risks" for i in b.items]
 
 
-def test_every_risky_pr_once_in_rank_order():
+def test_top_risks_with_reasons_and_n_of_m_shown():
     d = hostile_digest()
     cards = digest_cards(d, report_url="https://prhub.example.com/r")
-    assert risk_numbers(cards) == risky_in_rank_order(d)
+    assert len(cards) == 3  # summary, risks, key PRs: a week of any size
     assert len(risky_in_rank_order(d)) == 80
+    assert risk_numbers(cards) == risky_in_rank_order(d)[:8]  # the default top 8, rank order
+    top = [b for c in cards for b in c.blocks if isinstance(b, PRList) and b.role == "risks"]
+    assert len(top) == 1 and top[0].more == 72
+    assert top[0].more_text == "8 of 80 shown; all in the full report" and top[0].more_url == "https://prhub.example.com/r"
+    first = next(p for p in d.prs if p.number == top[0].items[0].number)
+    assert run_text(top[0].items[0].detail).startswith(f"{tr('en', f'risk.{first.risk_tags[0]}')}: core path vllm/")
     assert [c.part for c in cards] == list(range(1, len(cards) + 1)) and {c.parts for c in cards} == {len(cards)}
     assert all(len(i.title) <= 150 for c in cards for b in c.blocks if isinstance(b, PRList) for i in b.items)
+    zh = digest_cards(hostile_digest(lang="zh"))
+    assert [b for c in zh for b in c.blocks if isinstance(b, PRList) and b.role == "risks"][0].more_text == "已显示 80 个中的 8 个"
 
 
-def test_truncation_says_and_n_more_with_report_link():
+def test_top_risks_is_configurable():
     from chatbot.cards import CardLimits
 
     d = hostile_digest()
-    cards = digest_cards(d, report_url="https://prhub.example.com/r", limits=CardLimits(risk_prs_per_part=10, max_parts=4))
-    listed = risk_numbers(cards)
-    assert listed == risky_in_rank_order(d)[:20]
+    cards = digest_cards(d, limits=CardLimits(top_risks=3))
+    assert risk_numbers(cards) == risky_in_rank_order(d)[:3]
     last = [b for c in cards for b in c.blocks if isinstance(b, PRList) and b.role == "risks"][-1]
-    assert last.more == 60 and last.more_text == "and 60 more in the full report" and last.more_url == "https://prhub.example.com/r"
+    assert last.more == 77 and last.more_text == "3 of 80 shown" and last.more_url == ""
+    everything = digest_cards(d, limits=CardLimits(top_risks=80))
+    assert risk_numbers(everything) == risky_in_rank_order(d)
+    assert [b for c in everything for b in c.blocks if isinstance(b, PRList) and b.role == "risks"][0].more_text == ""
+
+
+def test_risks_answer_shows_the_top_risks(vllm_rules):
+    from chatbot.cards import risks_card
+    from chatbot.digest import build_digest
+    from chatbot.weeks import IsoWeek
+    from tests.conftest import week_prs
+
+    d = build_digest(week_prs("2026-W20"), repo="vllm-project/vllm", week=IsoWeek.parse("2026-W20"), rules=vllm_rules)
+    card = risks_card(d, report_url="https://prhub.example.com/r")
+    top = [b for b in card.blocks if isinstance(b, PRList) and b.role == "risks"][0]
+    assert [i.number for i in top.items] == risky_in_rank_order(d)[:8]
+    assert top.more_text == "8 of 101 shown; all in the full report"
 
 
 def test_no_report_button_without_url():
