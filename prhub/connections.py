@@ -80,11 +80,10 @@ def open_connections(settings: Settings, chat_app: Any, *, timings: Timings | No
                                     "token (xapp-...) with the connections:write scope") from None
             out.items.append(sm)
         if settings.feishu_long_connection and getattr(chat_app, "feishu_chat", None) is not None:
-            from adapters.feishu.app import create_feishu_dispatcher
-            from adapters.feishu.long_connection import Backoff, FeishuLongConnection
+            from adapters.feishu.long_connection import Backoff, FeishuLongConnection, lark_dispatcher
 
             assert settings.feishu_app_id is not None
-            dispatcher = create_feishu_dispatcher(chat_app.feishu_chat, encrypt_key="", verification_token="")
+            dispatcher = lark_dispatcher(chat_app.feishu_chat)
             lc = FeishuLongConnection(dispatcher, app_id=settings.feishu_app_id,
                                       app_secret=settings.secret("feishu_app_secret"), domain=settings.feishu_api_url,
                                       backoff=timings.feishu or Backoff())

@@ -1,4 +1,4 @@
-"""The Feishu/Lark side of the chat bot: lark-oapi's event dispatcher behind a thin Flask (WSGI) app.
+"""The Feishu/Lark side of the chat bot: an event dispatcher behind a thin Flask (WSGI) app.
 
 Handlers, named after the events they take::
 
@@ -7,10 +7,12 @@ Handlers, named after the events they take::
     on_card_action_trigger     card.action.trigger: a ``query`` button answers its value; a toast at once
 
 The WSGI endpoint checks ``X-Lark-Signature`` and its timestamp *before* anything is decrypted
-(:func:`signed`; every forgery gets the same 401), then lark-oapi's dispatcher
-(``lark.EventDispatcherHandler``) decrypts the body with the encrypt key, checks the
-verification token and calls a handler; the URL-verification challenge (unsigned) is answered
-only with the right token. Handlers return at once
+(:func:`signed`; every forgery gets the same 401), then :class:`FeishuDispatcher` decrypts the body
+with the encrypt key (Feishu's AES-256-CBC, :func:`decrypt`), checks the verification token and calls
+a handler by ``header.event_type``; the URL-verification challenge (unsigned) is answered only with the
+right token. lark-oapi is not imported on this path (its package costs ~2 s CPU and 150 MiB at
+start-up); the long connection (:mod:`adapters.feishu.long_connection`) uses its ws client and hands
+the same handlers the same JSON objects. Handlers return at once
 (Feishu wants an answer within 3 s): the answer is computed and sent on a worker thread, as a
 reply in the message's thread (``im.v1.message.reply``).
 
@@ -23,6 +25,8 @@ message accepted for processing.
 
 from __future__ import annotations
 
+import base64
+import binascii
 import hashlib
 import hmac
 import json
@@ -31,12 +35,9 @@ import threading
 import time
 from collections.abc import Callable, Mapping
 from concurrent.futures import Executor, ThreadPoolExecutor
+from typing import Any
 
-import lark_oapi as lark
 from flask import Flask, Response, make_response, request
-from lark_oapi.adapter.flask import parse_req, parse_resp
-from lark_oapi.api.im.v1 import P2ImMessageReceiveV1
-from lark_oapi.event.callback.model.p2_card_action_trigger import P2CardActionTrigger, P2CardActionTriggerResponse
 
 from adapters.feishu.cards import cards_to_feishu
 from adapters.feishu.delivery import FeishuDelivery, feishu_uuid
@@ -63,7 +64,7 @@ class FeishuChat:
     core's :class:`ChatService` and replies with the answer as card JSON 2.0.
 
     Args:
-        delivery: sends the replies (its lark client also asks the bot's open_id).
+        delivery: sends the replies (its Open API client also asks the bot's open_id).
         chat: the chat pipeline (filter, de-dup, route, answer, catch-all).
         bot_open_id: the bot's open_id (``FEISHU_BOT_OPEN_ID``); asked from ``bot/v3/info`` when None.
         executor: where answers are computed and sent (default: 4 threads).
@@ -98,31 +99,36 @@ class FeishuChat:
         except Exception:  # noqa: BLE001 - never let a worker thread die silently
             log.exception("feishu %s: reply failed", msg.where)
 
-    # -- handlers (called by the lark-oapi dispatcher) ------------------------------------------
+    # -- handlers (called by FeishuDispatcher and the long connection) ------------------------------------------
 
-    def on_im_message_receive_v1(self, data: P2ImMessageReceiveV1) -> None:
-        """``im.message.receive_v1``: filter, de-duplicate, and answer on a worker thread."""
-        header = data.header
-        event = data.event
-        if event is None or event.message is None:
+    def on_im_message_receive_v1(self, data: dict[str, Any]) -> None:
+        """``im.message.receive_v1`` (the callback's JSON object, schema 2.0): filter, de-duplicate, and
+        answer on a worker thread.
+
+        Raises:
+            Unavailable: the event log cannot be written (the endpoint answers 503; Feishu re-pushes).
+        """
+        header = _obj(data.get("header"))
+        event = _obj(data.get("event"))
+        m = _obj(event.get("message"))
+        if not m:
             return
-        sender = event.sender
-        if sender is not None and sender.sender_type not in (None, "", "user"):
+        sender = _obj(event.get("sender"))
+        if sender.get("sender_type") not in (None, "", "user"):
             return  # apps and bots, including ourselves
-        m = event.message
-        event_id = getattr(header, "event_id", None)
-        mentions = [Mention(key=x.key or "", id=(x.id.open_id or "") if x.id else "", name=x.name or "")
-                    for x in (m.mentions or []) if x.key]
-        text, mentioned = strip_mentions(message_text(m.message_type or "", m.content or ""), bot_ids=self.bot_ids(),
-                                         mentions=mentions)
-        user = ""
-        if sender is not None and sender.sender_id is not None:
-            user = sender.sender_id.open_id or ""
-        key = event_key(m.message_id, event_id)
+        event_id = header.get("event_id")
+        mentions = [Mention(key=str(x.get("key") or ""), id=str(_obj(x.get("id")).get("open_id") or ""),
+                            name=str(x.get("name") or ""))
+                    for x in map(_obj, m.get("mentions") or []) if x.get("key")]
+        text, mentioned = strip_mentions(message_text(str(m.get("message_type") or ""), str(m.get("content") or "")),
+                                         bot_ids=self.bot_ids(), mentions=mentions)
+        user = str(_obj(sender.get("sender_id")).get("open_id") or "")
+        message_id = str(m.get("message_id") or "")
+        key = event_key(message_id or None, event_id)
         msg = InboundMessage(platform=PLATFORM,
-                             workspace=getattr(header, "tenant_key", None) or (sender.tenant_key if sender else "") or "",
-                             channel=m.chat_id or "", user=user, text=text,
-                             is_direct=(m.chat_type or "") == DIRECT_CHAT_TYPE, addressed_to_bot=mentioned,
+                             workspace=str(header.get("tenant_key") or sender.get("tenant_key") or ""),
+                             channel=str(m.get("chat_id") or ""), user=user, text=text,
+                             is_direct=(m.get("chat_type") or "") == DIRECT_CHAT_TYPE, addressed_to_bot=mentioned,
                              dedup_key=key, where=f"event {event_id} {key}")
         try:
             accepted = self.chat.accept(msg)
@@ -130,44 +136,132 @@ class FeishuChat:
             log.warning("feishu %s: cannot record it (%s): answering 503 so that Feishu re-pushes", msg.where,
                         exc.user_message)
             raise Unavailable(UNAVAILABLE) from None
-        if accepted and m.message_id:
-            self.executor.submit(self._answer, msg, m.message_id, not msg.is_direct)
+        if accepted and message_id:
+            self.executor.submit(self._answer, msg, message_id, not msg.is_direct)
 
-    def on_card_action_trigger(self, data: P2CardActionTrigger) -> P2CardActionTriggerResponse:
-        """``card.action.trigger``: a toast at once; a ``{"action": "query", "value": TEXT}``
-        button is answered on a worker thread, in the card's thread."""
-        event = data.event
-        action = event.action if event else None
-        value = action.value if action and isinstance(action.value, dict) else {}
-        if value.get("action") != "query" or not value.get("value") or event is None or event.context is None:
-            return P2CardActionTriggerResponse({})
-        event_id = getattr(data.header, "event_id", None)
-        operator = event.operator
+    def on_card_action_trigger(self, data: dict[str, Any]) -> dict[str, Any]:
+        """``card.action.trigger`` (the callback's JSON object): a toast at once (the returned object is the
+        callback's answer); a ``{"action": "query", "value": TEXT}`` button is answered on a worker
+        thread, in the card's thread."""
+        event = _obj(data.get("event"))
+        value = _obj(_obj(event.get("action")).get("value"))
+        context = _obj(event.get("context"))
+        if value.get("action") != "query" or not value.get("value") or not context:
+            return {}
+        event_id = _obj(data.get("header")).get("event_id")
+        operator = _obj(event.get("operator"))
         text, _ = strip_mentions(str(value["value"]), bot_ids=self.bot_ids())
-        msg = InboundMessage(platform=PLATFORM, workspace=(operator.tenant_key if operator else "") or "",
-                             channel=event.context.open_chat_id or "",
-                             user=operator.open_id if operator and operator.open_id else "", text=text,
-                             is_direct=True, addressed_to_bot=True, dedup_key=f"action:{event_id}" if event_id else "",
-                             where=f"card action {event_id}")
+        msg = InboundMessage(platform=PLATFORM, workspace=str(operator.get("tenant_key") or ""),
+                             channel=str(context.get("open_chat_id") or ""), user=str(operator.get("open_id") or ""),
+                             text=text, is_direct=True, addressed_to_bot=True,
+                             dedup_key=f"action:{event_id}" if event_id else "", where=f"card action {event_id}")
         if not self.chat.accept(msg):
-            return P2CardActionTriggerResponse({})
-        if event.context.open_message_id:
-            self.executor.submit(self._answer, msg, event.context.open_message_id, True)
+            return {}
+        if context.get("open_message_id"):
+            self.executor.submit(self._answer, msg, str(context["open_message_id"]), True)
         lang = self.chat.default_lang
-        return P2CardActionTriggerResponse({"toast": {"type": "info", "content": tr(lang, "card.action.working")}})
+        return {"toast": {"type": "info", "content": tr(lang, "card.action.working")}}
 
 
-def create_feishu_dispatcher(chat: FeishuChat, *, encrypt_key: str, verification_token: str) -> lark.EventDispatcherHandler:
-    """lark-oapi's dispatcher with :class:`FeishuChat`'s handlers registered.
+def _obj(value: Any) -> dict[str, Any]:
+    """``value`` when it is a JSON object, else ``{}`` (untrusted callback JSON)."""
+    return value if isinstance(value, dict) else {}
+
+
+def decrypt(encrypt_key: str, encrypted: str) -> str:
+    """Feishu's event encryption undone: base64 → 16-byte IV + AES-256-CBC with key SHA-256(``encrypt_key``),
+    PKCS#7 padding (Feishu's "encrypt the event" rule).
+
+    Raises:
+        ValueError: not base64, not whole blocks, bad padding or not UTF-8.
+    """
+    from Crypto.Cipher import AES
+
+    try:
+        raw = base64.b64decode(encrypted, validate=True)
+    except (binascii.Error, ValueError):
+        raise ValueError("encrypt is not base64") from None
+    if len(raw) < 32 or len(raw) % 16:
+        raise ValueError("encrypt is not whole AES blocks")
+    plain = AES.new(hashlib.sha256(encrypt_key.encode("utf-8")).digest(), AES.MODE_CBC, raw[:16]).decrypt(raw[16:])
+    pad = plain[-1]
+    if not 1 <= pad <= 16 or plain[-pad:] != bytes([pad]) * pad:
+        raise ValueError("bad padding")
+    return plain[:-pad].decode("utf-8")
+
+
+class FeishuDispatcher:
+    """Decrypts a callback body, checks its verification token and calls :class:`FeishuChat`'s handler
+    for its ``header.event_type`` (``im.message.receive_v1``, ``card.action.trigger``).
+
+    Args:
+        chat: the handlers.
+        encrypt_key: ``FEISHU_ENCRYPT_KEY`` (``""`` when events are not encrypted).
+        verification_token: ``FEISHU_VERIFICATION_TOKEN`` (``""``: not checked).
+    """
+
+    def __init__(self, chat: FeishuChat, *, encrypt_key: str, verification_token: str) -> None:
+        self.chat = chat
+        self._key = encrypt_key
+        self._token = verification_token
+
+    def payload(self, raw: bytes) -> dict[str, Any] | None:
+        """The callback's JSON object (decrypted when it is ``{"encrypt": ...}``), or None when it does
+        not parse or decrypt."""
+        try:
+            body = json.loads(raw.decode("utf-8"))
+            if isinstance(body, dict) and isinstance(body.get("encrypt"), str) and self._key:
+                body = json.loads(decrypt(self._key, body["encrypt"]))
+        except (UnicodeDecodeError, ValueError, RecursionError):
+            return None
+        return body if isinstance(body, dict) else None
+
+    def token_ok(self, payload: dict[str, Any]) -> bool:
+        """The payload's token (``header.token``, schema 2.0; ``token`` before) equals the verification token."""
+        if not self._token:
+            return True
+        token = _obj(payload.get("header")).get("token", payload.get("token"))
+        return isinstance(token, str) and hmac.compare_digest(token, self._token)
+
+    def challenge(self, raw: bytes) -> dict[str, Any] | None:
+        """``{"challenge": ...}`` for a URL-verification request with the right token, else None."""
+        payload = self.payload(raw)
+        if payload is None or payload.get("type") != "url_verification" or not self.token_ok(payload):
+            return None
+        challenge = payload.get("challenge")
+        return {"challenge": challenge} if isinstance(challenge, str) else None
+
+    def handle(self, raw: bytes) -> tuple[int, dict[str, Any]]:
+        """``(HTTP status, JSON answer)`` for a signed callback body: 200 with the handler's answer, 400
+        (not JSON, not decryptable, unknown event type), 401 (wrong token), 503 (:class:`Unavailable`)."""
+        payload = self.payload(raw)
+        if payload is None:
+            return 400, {"msg": "bad request"}
+        if not self.token_ok(payload):
+            return 401, {"msg": "unauthorized"}
+        if payload.get("type") == "url_verification":
+            return (200, {"challenge": payload["challenge"]}) if isinstance(payload.get("challenge"), str) \
+                else (400, {"msg": "bad request"})
+        kind = _obj(payload.get("header")).get("event_type")
+        try:
+            if kind == "im.message.receive_v1":
+                self.chat.on_im_message_receive_v1(payload)
+                return 200, {"msg": "success"}
+            if kind == "card.action.trigger":
+                return 200, self.chat.on_card_action_trigger(payload)
+        except Unavailable:
+            return 503, {"msg": "temporarily unavailable"}
+        return 400, {"msg": "bad request"}
+
+
+def create_feishu_dispatcher(chat: FeishuChat, *, encrypt_key: str, verification_token: str) -> FeishuDispatcher:
+    """The dispatcher for :class:`FeishuChat`'s handlers.
 
     Args:
         encrypt_key: ``FEISHU_ENCRYPT_KEY`` (``""`` when events are not encrypted).
         verification_token: ``FEISHU_VERIFICATION_TOKEN``.
     """
-    return (lark.EventDispatcherHandler.builder(encrypt_key, verification_token)
-            .register_p2_im_message_receive_v1(chat.on_im_message_receive_v1)
-            .register_p2_card_action_trigger(chat.on_card_action_trigger)
-            .build())
+    return FeishuDispatcher(chat, encrypt_key=encrypt_key, verification_token=verification_token)
 
 
 SIGNATURE_WINDOW_SECONDS = 300
@@ -189,22 +283,7 @@ def signed(headers: Mapping[str, str], body: bytes, encrypt_key: str, now: float
     return hmac.compare_digest(want, sig.strip().lower())
 
 
-def _url_verification(dispatcher: lark.EventDispatcherHandler, raw: bytes) -> Response | None:
-    """An unsigned request may only be the URL-verification challenge (Feishu does not sign it):
-    the dispatcher decrypts it and checks its token; anything else is None (401, whatever failed)."""
-    resp = dispatcher.do(parse_req())
-    if resp.status_code != 200:
-        return None
-    try:
-        data = json.loads(resp.content or b"{}")
-    except ValueError:
-        return None
-    if not (isinstance(data, dict) and set(data) == {"challenge"}):
-        return None
-    return make_response(data, 200)
-
-
-def create_feishu_wsgi(dispatcher: lark.EventDispatcherHandler, *, encrypt_key: str,
+def create_feishu_wsgi(dispatcher: FeishuDispatcher, *, encrypt_key: str,
                        clock: Callable[[], float] = time.time) -> Flask:
     """A Flask (WSGI) app serving the dispatcher at ``/feishu/events`` (events, URL verification)
     and ``/feishu/card`` (card callbacks), POST.
@@ -230,33 +309,14 @@ def create_feishu_wsgi(dispatcher: lark.EventDispatcherHandler, *, encrypt_key: 
     def endpoint() -> Response:
         raw = request.get_data(cache=True)
         if not signed(request.headers, raw, encrypt_key, clock()):
-            challenge = None
-            if not request.headers.get("X-Lark-Signature"):
-                challenge = _url_verification(dispatcher, raw)
-            return challenge if challenge is not None else make_response({"msg": "unauthorized"}, 401)
-        try:
-            body = json.loads(raw.decode("utf-8"))
-        except (UnicodeDecodeError, ValueError, RecursionError):
-            return make_response({"msg": "body is not JSON"}, 400)
-        if not isinstance(body, dict):
-            return make_response({"msg": "body is not a JSON object"}, 400)
-        out = dispatcher.do(parse_req())
-        if out.status_code == 500:
-            try:
-                msg = str(json.loads(out.content or b"{}").get("msg", ""))
-            except ValueError:
-                msg = ""
-            if "verification_token" in msg:
-                return make_response({"msg": "unauthorized"}, 401)
-            if UNAVAILABLE in msg:
-                return make_response({"msg": "temporarily unavailable"}, 503)
-            return make_response({"msg": "bad request"}, 400)
-        resp: Response = parse_resp(out)
-        return resp
+            challenge = None if request.headers.get("X-Lark-Signature") else dispatcher.challenge(raw)
+            return make_response(challenge, 200) if challenge is not None else make_response({"msg": "unauthorized"}, 401)
+        status, answer = dispatcher.handle(raw)
+        return make_response(answer, status)
 
     for path in FEISHU_PATHS:
         flask_app.add_url_rule(path, endpoint=path, view_func=endpoint, methods=["POST"])
     return flask_app
 
 
-__all__ = ["FEISHU_PATHS", "FeishuChat", "create_feishu_dispatcher", "create_feishu_wsgi", "signed"]
+__all__ = ["FEISHU_PATHS", "FeishuChat", "FeishuDispatcher", "create_feishu_dispatcher", "decrypt", "create_feishu_wsgi", "signed"]

@@ -1,4 +1,5 @@
-"""``FeishuDelivery``: the :class:`chatbot.ports.ChatDelivery` port on lark-oapi.
+"""``FeishuDelivery``: the :class:`chatbot.ports.ChatDelivery` port on Feishu's Open API
+(:mod:`adapters.feishu.openapi`, plain HTTP: lark-oapi stays unimported on this path).
 
 Cards go out as ``msg_type="interactive"`` with ``content`` = the card JSON string, through
 ``im.v1.message.create`` (a new message) or ``im.v1.message.reply`` (``reply_in_thread``, parts
@@ -6,8 +7,7 @@ Cards go out as ``msg_type="interactive"`` with ``content`` = the card JSON stri
 de-duplicates sends with the same ``uuid`` for one hour, so a retry after a timeout cannot post
 twice (and :meth:`FeishuDelivery.find_sent` may answer None).
 
-lark-oapi does not raise on API errors: it returns a response whose ``success()`` is false and
-whose ``code`` says why. Every call checks it; throttling (code ``230020``/``99991400`` or HTTP
+Feishu answers API errors with a non-zero ``code`` (sometimes with HTTP 200). Every call checks it; throttling (code ``230020``/``99991400`` or HTTP
 429) becomes :class:`chatbot.errors.DeliveryError` with ``retry_after``.
 
 :meth:`FeishuDelivery.upload_image` uploads the weekly chart with ``im.v1.image.create``
@@ -18,25 +18,14 @@ element (``img_key``), so the image is uploaded before that card is sent.
 from __future__ import annotations
 
 import hashlib
-import io
-import json
 import logging
+from collections.abc import Callable
 from datetime import datetime
 from typing import Any
-
-import lark_oapi as lark
-from lark_oapi.api.im.v1 import (
-    CreateImageRequest,
-    CreateImageRequestBody,
-    CreateMessageRequest,
-    CreateMessageRequestBody,
-    ReplyMessageRequest,
-    ReplyMessageRequestBody,
-)
-
-from lark_oapi.core.exception import ObtainAccessTokenException
+from urllib.parse import quote
 
 from adapters.feishu.cards import card_json, cards_to_feishu
+from adapters.feishu.openapi import FeishuApi, FeishuResponse, TokenError
 from chatbot.cards import Card
 from chatbot.errors import DeliveryError
 from chatbot.ports import Destination, SentMessage
@@ -52,13 +41,11 @@ PERMANENT = frozenset({
 })
 
 
-def lark_client(app_id: str, app_secret: str, *, domain: str | None = None, timeout: float = 15.0) -> lark.Client:
-    """A lark-oapi client for a self-built app at ``domain`` (``FEISHU_API_URL``; default
-    ``https://open.feishu.cn``; tests: a fake). Tenant tokens are fetched and cached by the SDK
-    (``auth/v3/tenant_access_token/internal``)."""
-    return (lark.Client.builder().app_id(app_id).app_secret(app_secret)
-            .domain((domain or DEFAULT_DOMAIN).rstrip("/")).timeout(timeout)
-            .log_level(lark.LogLevel.WARNING).build())
+def lark_client(app_id: str, app_secret: str, *, domain: str | None = None, timeout: float = 15.0) -> FeishuApi:
+    """The Open API client of a self-built app at ``domain`` (``FEISHU_API_URL``; default
+    ``https://open.feishu.cn``, Lark's is ``https://open.larksuite.com``; tests: a fake). The tenant token
+    (``auth/v3/tenant_access_token/internal``) is fetched and cached by :class:`FeishuApi`."""
+    return FeishuApi(app_id, app_secret, domain=domain or DEFAULT_DOMAIN, timeout=timeout)
 
 
 def feishu_uuid(key: str) -> str:
@@ -78,23 +65,14 @@ def receive_id_type(target: str) -> str:
     return "email" if "@" in target else "user_id"
 
 
-def _header(raw: Any, name: str) -> str | None:
-    headers = getattr(raw, "headers", None) or {}
-    for k, v in headers.items():
-        if str(k).lower() == name.lower():
-            return str(v)
-    return None
-
-
-def response_error(resp: Any, action: str) -> DeliveryError:
-    """A failed lark-oapi response as :class:`DeliveryError` (reason = the Feishu code)."""
-    raw = getattr(resp, "raw", None)
-    status = getattr(raw, "status_code", 200) or 200
-    code = getattr(resp, "code", None)
-    msg = " ".join(str(getattr(resp, "msg", "") or "").split())[:200]
+def response_error(resp: FeishuResponse, action: str) -> DeliveryError:
+    """A failed Open API answer as :class:`DeliveryError` (reason = the Feishu code, else ``http_<status>``)."""
+    status = resp.status
+    code = resp.code
+    msg = " ".join(resp.msg.split())[:200]
     retry_after: float | None = None
     if status == 429 or code in THROTTLED:
-        value = _header(raw, "x-ogw-ratelimit-reset") or _header(raw, "Retry-After")
+        value = resp.header("x-ogw-ratelimit-reset") or resp.header("Retry-After")
         try:
             retry_after = float(value) if value is not None else 1.0
         except ValueError:
@@ -120,17 +98,16 @@ class FeishuDelivery:
     images_in_cards = True
     """An uploaded image is shown by putting its ``image_key`` in a card (an ``img`` element)."""
 
-    def __init__(self, client: lark.Client) -> None:
+    def __init__(self, client: FeishuApi) -> None:
         self.client = client
 
-    def _execute(self, action: str, call: Any, req: Any) -> Any:
+    def _execute(self, action: str, call: Callable[[], FeishuResponse]) -> FeishuResponse:
         try:
-            resp = call(req)
-        except ObtainAccessTokenException as exc:
-            code = getattr(exc, "code", None)
-            raise DeliveryError(f"Feishu {action} failed: cannot get a tenant token ({code})", reason=f"token_{code}",
-                                permanent=code in PERMANENT) from None
-        except (OSError, ValueError) as exc:  # requests' ConnectionError/Timeout are OSErrors; bad JSON
+            resp = call()
+        except TokenError as exc:
+            raise DeliveryError(f"Feishu {action} failed: cannot get a tenant token ({exc.code})",
+                                reason=f"token_{exc.code}", permanent=exc.code in PERMANENT) from None
+        except OSError as exc:  # requests' ConnectionError/Timeout are OSErrors
             raise DeliveryError(f"Feishu {action} failed: {type(exc).__name__} (network)", reason="network") from None
         if not resp.success():
             err = response_error(resp, action)
@@ -144,11 +121,10 @@ class FeishuDelivery:
         Raises:
             DeliveryError: Feishu refused or throttled the send.
         """
-        body = (CreateMessageRequestBody.builder().receive_id(target).msg_type("interactive")
-                .content(card_json(card)).uuid(uuid).build())
-        req = CreateMessageRequest.builder().receive_id_type(receive_id_type(target)).request_body(body).build()
-        resp = self._execute("im.v1.message.create", self.client.im.v1.message.create, req)
-        return str(resp.data.message_id)
+        body = {"receive_id": target, "msg_type": "interactive", "content": card_json(card), "uuid": uuid}
+        resp = self._execute("im.v1.message.create", lambda: self.client.call(
+            "POST", "/open-apis/im/v1/messages", params={"receive_id_type": receive_id_type(target)}, json=body))
+        return str(resp.data.get("message_id"))
 
     def reply(self, message_id: str, card: dict[str, Any], uuid: str, *, in_thread: bool = True) -> str:
         """Reply to ``message_id`` with a card (``im.v1.message.reply``, ``reply_in_thread``);
@@ -157,11 +133,10 @@ class FeishuDelivery:
         Raises:
             DeliveryError: Feishu refused or throttled the send.
         """
-        body = (ReplyMessageRequestBody.builder().msg_type("interactive").content(card_json(card))
-                .reply_in_thread(in_thread).uuid(uuid).build())
-        req = ReplyMessageRequest.builder().message_id(message_id).request_body(body).build()
-        resp = self._execute("im.v1.message.reply", self.client.im.v1.message.reply, req)
-        return str(resp.data.message_id)
+        body = {"msg_type": "interactive", "content": card_json(card), "reply_in_thread": in_thread, "uuid": uuid}
+        resp = self._execute("im.v1.message.reply", lambda: self.client.call(
+            "POST", f"/open-apis/im/v1/messages/{quote(message_id, safe='')}/reply", json=body))
+        return str(resp.data.get("message_id"))
 
     def send(self, destination: Destination, card: object, *, thread: str | None, delivery_key: str) -> SentMessage:
         """Post one card: ``im.v1.message.create`` to ``destination.target`` (``oc_`` chat,
@@ -213,11 +188,10 @@ class FeishuDelivery:
         Raises:
             DeliveryError: Feishu refused the upload or failed (HTTP 5xx, network).
         """
-        body = (CreateImageRequestBody.builder().image_type("message")
-                .image(("prhub-chart.png", io.BytesIO(png), "image/png")).build())  # type: ignore[arg-type]
-        req = CreateImageRequest.builder().request_body(body).build()
-        resp = self._execute("im.v1.image.create", self.client.im.v1.image.create, req)
-        key = str(getattr(resp.data, "image_key", "") or "")
+        resp = self._execute("im.v1.image.create", lambda: self.client.call(
+            "POST", "/open-apis/im/v1/images", data={"image_type": "message"},
+            files={"image": ("prhub-chart.png", png, "image/png")}))
+        key = str(resp.data.get("image_key") or "")
         if not key:
             raise DeliveryError("Feishu im.v1.image.create failed: no image_key in the answer", reason="bad_response")
         log.info("feishu uploaded image %s (%d bytes) for %s", key, len(png), destination.target)
@@ -235,11 +209,8 @@ class FeishuDelivery:
         Raises:
             DeliveryError: the call failed.
         """
-        req = (lark.BaseRequest.builder().http_method(lark.HttpMethod.GET).uri("/open-apis/bot/v3/info")
-               .token_types({lark.AccessTokenType.TENANT}).build())
-        resp = self._execute("bot.v3.info", self.client.request, req)
+        resp = self._execute("bot.v3.info", lambda: self.client.call("GET", "/open-apis/bot/v3/info"))
         try:
-            data = json.loads(resp.raw.content)
-            return str(data["bot"]["open_id"])
-        except (ValueError, KeyError, TypeError):
+            return str(resp.body["bot"]["open_id"])
+        except (KeyError, TypeError):
             raise DeliveryError("Feishu bot.v3.info failed: no bot.open_id in the answer", reason="bad_response") from None

@@ -25,6 +25,7 @@ milliseconds).
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 import threading
 from dataclasses import dataclass
@@ -80,11 +81,33 @@ class _Client(ws_client.Client):
         self._apply()
 
 
+def lark_dispatcher(chat: Any) -> lark.EventDispatcherHandler:
+    """lark-oapi's dispatcher for the long connection, calling the same handlers as the HTTP endpoint
+    (:class:`adapters.feishu.app.FeishuChat`) with the same JSON objects: each event the SDK parsed is
+    marshalled back to JSON (``lark.JSON.marshal``), and a card action's answer object becomes the SDK's
+    response. (No encrypt key or token: the long connection is authenticated by the app secret.)"""
+    from lark_oapi.api.im.v1 import P2ImMessageReceiveV1
+    from lark_oapi.event.callback.model.p2_card_action_trigger import P2CardActionTrigger, P2CardActionTriggerResponse
+
+    def as_json(data: Any) -> dict[str, Any]:
+        out = json.loads(lark.JSON.marshal(data) or "{}")
+        return out if isinstance(out, dict) else {}
+
+    def on_message(data: P2ImMessageReceiveV1) -> None:
+        chat.on_im_message_receive_v1(as_json(data))
+
+    def on_card(data: P2CardActionTrigger) -> P2CardActionTriggerResponse:
+        return P2CardActionTriggerResponse(chat.on_card_action_trigger(as_json(data)))
+
+    return (lark.EventDispatcherHandler.builder("", "").register_p2_im_message_receive_v1(on_message)
+            .register_p2_card_action_trigger(on_card).build())
+
+
 class FeishuLongConnection:
     """The long connection of one Feishu/Lark app, in a daemon thread.
 
     Args:
-        dispatcher: the ``EventDispatcherHandler`` of :func:`adapters.feishu.app.create_feishu_dispatcher`.
+        dispatcher: lark-oapi's ``EventDispatcherHandler``, see :func:`lark_dispatcher`.
         app_id, app_secret: ``FEISHU_APP_ID`` / ``FEISHU_APP_SECRET``.
         domain: ``FEISHU_API_URL`` (``https://open.feishu.cn``; Lark: ``https://open.larksuite.com``).
         backoff: reconnect timings (default: the server's).

@@ -1,0 +1,151 @@
+"""Start-up of the real ``prhub serve`` process: CPU seconds until ``/healthz`` answers, and idle RSS.
+
+Starts ``python -m prhub serve`` (Slack and Feishu over HTTP: signing secret, encrypt key and
+verification token set) against the fake Slack and fake Feishu of the tests on 127.0.0.1, with a
+fresh SQLite store and one repository scheduled (no catch-up run at start). The child's CPU time
+(user + system, from ``/proc/PID/stat``) is read the moment ``/healthz`` first answers; its resident
+memory (``VmRSS``) after 3 s idle. Then the same with the Feishu long connection
+(``PRHUB_FEISHU_MODE=long``, lark-oapi's ws client, against the fake long-connection server), which
+is reported separately. Also ``import prhub.cli`` (CPU seconds, in a fresh interpreter).
+
+Usage: python benchmarks/startup.py [--runs N]   (Linux: reads /proc)
+Last lines: ``ready_cpu_seconds: X``, ``idle_rss_mib: Y``, ``long_connection_ready_cpu_seconds: ...``,
+``long_connection_idle_rss_mib: ...``, ``import_cli_cpu_seconds: Z`` (targets: X <= 2, Y < 150, Z <= 0.25).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from tests.e2e.bot_support import example_week_dir, subprocess_env  # noqa: E402
+from tests.fakes.feishu_server import FakeFeishu  # noqa: E402
+from tests.fakes.feishu_ws import FakeFeishuWs  # noqa: E402
+from tests.fakes.slack_server import FakeSlack  # noqa: E402
+
+TICK = os.sysconf("SC_CLK_TCK")
+REPO = "example-org/example-repo"
+
+
+def _cpu(pid: int) -> float:
+    """User + system CPU seconds of process ``pid`` (its threads included)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / TICK
+
+
+def _rss_mib(pid: int) -> float:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    return float("nan")
+
+
+def _port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def _config(tmp: Path) -> Path:
+    edir = example_week_dir(tmp, ["2026-W20"])
+    path = tmp / "prhub.yaml"
+    path.write_text(f"""
+repositories:
+  - repo: {REPO}
+    rules: generic
+    source: file
+    path: {edir}/{{week}}.json
+    schedule: {{cron: "0 9 * * 1", timezone: UTC, catch_up_grace_seconds: 0}}
+    destinations:
+      - {{slack: C_EX}}
+      - {{feishu: oc_ex, lang: zh}}
+server: {{host: 127.0.0.1, port: 0, threads: 4}}
+""")
+    return path
+
+
+def serve_once(env: dict[str, str], config: Path) -> tuple[float, float, float]:
+    """``(CPU seconds until /healthz answered, wall seconds, idle RSS MiB)`` of one ``prhub serve``."""
+    port = _port()
+    t0 = time.monotonic()
+    proc = subprocess.Popen([sys.executable, "-m", "prhub", "serve", "--config", str(config), "--port", str(port)],
+                            env=env, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    try:
+        while True:
+            if proc.poll() is not None:
+                raise SystemExit(f"prhub serve exited {proc.returncode}: {proc.stderr.read()[-2000:] if proc.stderr else ''}")
+            try:
+                with urllib.request.urlopen(f"http://127.0.0.1:{port}/healthz", timeout=2) as r:
+                    r.read()
+                break
+            except OSError:
+                time.sleep(0.02)
+            if time.monotonic() - t0 > 60:
+                raise SystemExit("prhub serve did not answer /healthz within 60 s")
+        cpu, wall = _cpu(proc.pid), time.monotonic() - t0
+        time.sleep(3.0)
+        rss = _rss_mib(proc.pid)
+    finally:
+        proc.terminate()
+        try:
+            proc.communicate(timeout=30)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.communicate()
+    return cpu, wall, rss
+
+
+def import_cli_cpu() -> float:
+    """CPU seconds of ``import prhub.cli`` in a fresh interpreter (interpreter start excluded)."""
+    code = "import time; t = time.process_time(); import prhub.cli; print(time.process_time() - t)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, check=True,
+                         env={**os.environ, "PYTHONPATH": str(ROOT)})
+    return float(out.stdout.strip())
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--runs", type=int, default=3, help="starts per mode; the median is printed (default 3)")
+    args = ap.parse_args()
+    runs = max(1, args.runs)
+
+    def median(xs: list[float]) -> float:
+        return sorted(xs)[len(xs) // 2]
+
+    with tempfile.TemporaryDirectory() as tmp, FakeSlack() as slack, FakeFeishu() as feishu:
+        config = _config(Path(tmp))
+        http = []
+        for i in range(runs):
+            env = subprocess_env(slack, feishu, f"sqlite:///{tmp}/http{i}.db") | {"FEISHU_ENCRYPT_KEY": "bench-key"}
+            http.append(serve_once(env, config))
+        print("serve, Slack + Feishu over HTTP: " + "; ".join(f"{c:.2f} s CPU ({w:.1f} s wall), {r:.0f} MiB" for c, w, r in http))
+        with FakeFeishuWs(app_id=feishu.app_id, app_secret=feishu.app_secret) as ws:
+            long = []
+            for i in range(runs):
+                env = subprocess_env(slack, feishu, f"sqlite:///{tmp}/long{i}.db") | {
+                    "PRHUB_FEISHU_MODE": "long", "FEISHU_API_URL": ws.url}
+                env.pop("FEISHU_VERIFICATION_TOKEN", None)
+                long.append(serve_once(env, config))
+        print("serve, Slack over HTTP + Feishu long connection: "
+              + "; ".join(f"{c:.2f} s CPU ({w:.1f} s wall), {r:.0f} MiB" for c, w, r in long))
+    imports = [import_cli_cpu() for _ in range(runs)]
+    print(f"ready_cpu_seconds: {median([c for c, _, _ in http]):.2f}")
+    print(f"idle_rss_mib: {median([r for _, _, r in http]):.0f}")
+    print(f"long_connection_ready_cpu_seconds: {median([c for c, _, _ in long]):.2f}")
+    print(f"long_connection_idle_rss_mib: {median([r for _, _, r in long]):.0f}")
+    print(f"import_cli_cpu_seconds: {median(imports):.3f}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
