@@ -586,8 +586,21 @@ def risks_card(d: Digest, *, report_url: str | None = None, limits: CardLimits =
                 fallback=f"{header}: {tr(lang, 'card.risks.count', n=len(risky), total=d.total_prs)}")
 
 
-def pr_card(p: AnalyzedPR, d: Digest, *, limits: CardLimits = DEFAULT_LIMITS) -> Card:
-    """One PR: title (linked), author, labels, modules, importance, merge time, size, risk reasons."""
+def _pr_link_line(lang: str, key: str, number: int, url: str) -> Line:
+    """The catalog sentence ``key`` (holding ``#{number}``) with the number as a PR reference."""
+    head, _, tail = tr(lang, key, number="\x00").partition("#\x00")
+    runs: list[Run] = [Text(text=head)] if head else []
+    runs.append(PRRef(number=number, url=safe_url(url)))
+    if tail:
+        runs.append(Text(text=tail))
+    return tuple(runs)
+
+
+def pr_card(p: AnalyzedPR, d: Digest, *, limits: CardLimits = DEFAULT_LIMITS, reverts: int | None = None,
+            reverted_by: int | None = None, fixed_by: Sequence[int] = ()) -> Card:
+    """One PR: title (linked), author, labels, modules, importance, merge time, size, risk reasons,
+    and its links to other PRs: the PR it ``reverts``, the revert that reverted it (``reverted_by``,
+    default the digest's ``p.reverted_by``) and the PRs that fixed it (``fixed_by``)."""
     lang = d.lang
     header = tr(lang, "card.pr.header", number=p.number)
     names = d.module_names
@@ -608,8 +621,15 @@ def pr_card(p: AnalyzedPR, d: Digest, *, limits: CardLimits = DEFAULT_LIMITS) ->
     blocks: list[Block] = [Section(role="pr", lines=pr_lines), Fields(items=fields)]
     reasons = _risk_reason_lines(p, lang, limits)
     risk_lines: tuple[Line, ...] = reasons or ((Text(text=tr(lang, "card.pr.no_risk")),),)
-    if p.reverted_by is not None:
-        risk_lines += ((Text(text=tr(lang, "card.pr.reverted_by", number=p.reverted_by)),),)
+    base = p.url.rsplit("/", 1)[0] if "/pull/" in p.url else ""
+    links: list[tuple[str, int]] = []
+    if reverts is not None:
+        links.append(("card.pr.reverts", reverts))
+    by = reverted_by if reverted_by is not None else p.reverted_by
+    if by is not None:
+        links.append(("card.pr.reverted_by", by))
+    links += [("card.pr.fixed_by", n) for n in fixed_by]
+    risk_lines += tuple(_pr_link_line(lang, key, n, f"{base}/{n}" if base else "") for key, n in links)
     blocks.append(Section(role="pr_risks", heading=tr(lang, "card.pr.risks"), lines=risk_lines))
     url = safe_url(p.url)
     if url:

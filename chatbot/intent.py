@@ -27,6 +27,7 @@ from chatbot.cards import DEFAULT_LIMITS, Card, CardLimits, message_card
 from chatbot.i18n import tr
 from chatbot.models import Digest
 from chatbot.module_names import ModuleIndex
+from chatbot.pr_history import PRHistory
 from chatbot.subscriptions import Requester, SubscriptionBook
 from chatbot.weeks import IsoWeek, load_zone
 
@@ -171,6 +172,9 @@ class AnswerContext:
         limits: list sizes and text lengths.
         lookback_weeks: how many weeks back a PR lookup searches.
         intents: the registry (the help card lists it).
+        history: the stored PRs beyond one week (None: answers read the digests only).
+        so_far: answers about the current week say "so far, as of HH:MM" (False when that week is
+            already over in real time, e.g. ``prhub ask`` on an exported week).
     """
 
     provider: DigestProvider
@@ -184,6 +188,22 @@ class AnswerContext:
     limits: CardLimits = DEFAULT_LIMITS
     lookback_weeks: int = 8
     intents: Sequence[Intent[Any]] = field(default_factory=tuple)
+    history: PRHistory | None = None
+    so_far: bool = True
+
+    def zone_week(self, moment: datetime) -> IsoWeek:
+        """The ISO week in ``tz`` containing ``moment`` (aware)."""
+        return IsoWeek.containing(moment, load_zone(self.tz))
+
+    def history_weeks(self) -> tuple[IsoWeek, IsoWeek] | None:
+        """The first and last ISO week (in ``tz``) the stored history holds; None without history
+        or PRs."""
+        if self.history is None:
+            return None
+        first, last = self.history.oldest_merged_at(), self.history.newest_merged_at()
+        if first is None or last is None:
+            return None
+        return self.zone_week(first), self.zone_week(last)
 
     def current_week(self) -> IsoWeek:
         """The ISO week in ``tz`` containing ``now``.
@@ -222,7 +242,7 @@ class AnswerContext:
                 return message_card(d.repo, notice, lang=self.lang, role="empty")
             notice.append(tr(self.lang, "card.showing_last", week=prev))
             week = prev
-        elif week == self.current_week():  # the week is not over: say how current the answer is
+        elif self.so_far and week == self.current_week():  # the week is not over: say how current the answer is
             local = self.now.astimezone(load_zone(self.tz))
             notice.append(tr(self.lang, "card.so_far", week=week, time=f"{local:%H:%M}", tz=self.tz))
         url = self.report_url(week) if self.report_url else None

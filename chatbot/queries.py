@@ -41,6 +41,7 @@ from chatbot.intents.top_prs import TopPRsQuery
 from chatbot.intents.trends import TrendsQuery
 from chatbot.models import Digest, PullRequest
 from chatbot.module_names import ModuleIndex, default_module_index
+from chatbot.pr_history import ListHistory, PRHistory
 from chatbot.rules import Rules
 from chatbot.subscriptions import Requester, SubscriptionBook
 from chatbot.weeks import IsoWeek, load_zone
@@ -125,6 +126,8 @@ def answer(
     limits: CardLimits = DEFAULT_LIMITS,
     lookback_weeks: int = 8,
     intents: Sequence[Intent[Any]] = INTENTS,
+    history: PRHistory | None = None,
+    so_far: bool = True,
 ) -> Card:
     """Answer a query with one card, in ``lang`` (default: the query's language).
 
@@ -145,6 +148,9 @@ def answer(
         limits: list sizes and text lengths.
         lookback_weeks: how many weeks back a PR lookup searches.
         intents: the registry; the query's ``intent`` names the one that answers.
+        history: the stored PRs beyond one week (PR numbers of any stored week, new contributors,
+            changed paths); None: the digests only.
+        so_far: say "so far, as of HH:MM" on the current week (see :class:`AnswerContext`).
 
     Returns:
         The answer card.
@@ -157,7 +163,7 @@ def answer(
     ctx = AnswerContext(provider=digest_provider, now=now, lang=out_lang, tz=tz,
                         modules=modules if modules is not None else default_module_index(), requester=requester,
                         subscriptions=subscriptions, report_url=report_url, limits=limits,
-                        lookback_weeks=lookback_weeks, intents=tuple(intents))
+                        lookback_weeks=lookback_weeks, intents=tuple(intents), history=history, so_far=so_far)
     by_name = {i.name: i for i in intents}
     return by_name[query.intent].answer(query, ctx)
 
@@ -186,6 +192,8 @@ class DigestCache:
         self.service = DigestService(lambda _repo, _week: self.prs, rules_for=lambda _repo: rules,
                                      tz_for=lambda _repo: tz, step=step, cache_size=64)
         self._cache: dict[tuple[str, str], Digest] = {}
+        self.history = ListHistory(self.prs)
+        """The same PRs as a :class:`~chatbot.pr_history.PRHistory`."""
 
     def digest(self, week: IsoWeek, lang: str) -> Digest:
         """The digest of ``week`` in ``lang``, built on first use.
@@ -278,13 +286,15 @@ class Responder:
         limits: list sizes and text lengths.
         observe: called with the seconds each reply took (query metrics), if given.
         intents: the intent registry.
+        history: the repository's stored PRs beyond one week (default: a :class:`DigestCache`'s
+            own PRs; None for other providers).
     """
 
     def __init__(self, *, digest_provider: DigestProvider, clock: Callable[[], datetime], repo: str, tz: str = "UTC",
                  modules: ModuleIndex | None = None, subscriptions: SubscriptionBook | None = None,
                  report_url: Callable[[IsoWeek], str | None] | None = None, default_lang: str = "en",
                  limits: CardLimits = DEFAULT_LIMITS, observe: Callable[[float], None] | None = None,
-                 intents: Sequence[Intent[Any]] = INTENTS) -> None:
+                 intents: Sequence[Intent[Any]] = INTENTS, history: PRHistory | None = None) -> None:
         self.observe = observe
         self.digest_provider = digest_provider
         self.clock = clock
@@ -296,6 +306,9 @@ class Responder:
         self.default_lang = default_lang if default_lang in ("en", "zh") else "en"
         self.limits = limits
         self.intents = tuple(intents)
+        if history is None and isinstance(digest_provider, DigestCache):
+            history = digest_provider.history
+        self.history = history
 
     def query(self, text: str) -> QueryBase:
         """:func:`parse` with this repository's modules and intents."""
@@ -321,7 +334,7 @@ class Responder:
             lang = self.default_lang
         card = answer(q, digest_provider=self.digest_provider, now=self.clock(), lang=lang, tz=self.tz,
                       modules=self.modules, requester=requester, subscriptions=self.subscriptions,
-                      report_url=self.report_url, limits=self.limits, intents=self.intents)
+                      report_url=self.report_url, limits=self.limits, intents=self.intents, history=self.history)
         if self.observe is not None:
             self.observe(time.perf_counter() - started)
         return card

@@ -6,8 +6,9 @@ Reads ``PRHUB_PUBLIC_URL`` (base of "Full report" links; no such button without 
 from __future__ import annotations
 
 import json
-from datetime import datetime
 import os
+from collections.abc import Callable
+from datetime import datetime
 
 from adapters.feishu.cards import cards_to_feishu
 from adapters.slack.blocks import card_to_messages
@@ -18,8 +19,10 @@ from chatbot.models import Digest
 from chatbot.queries import DigestCache, ModuleIndex, answer, parse
 from chatbot.render.escape import safe_url
 from chatbot.render.text import card_to_text
+from chatbot.rules import Rules
 from chatbot.weeks import IsoWeek, load_zone
 from prhub import bootstrap
+from prhub.clock import SYSTEM_CLOCK
 
 
 
@@ -78,8 +81,11 @@ def ask(
     tz: str,
     lang: str | None,
     fmt: str,
+    clock: Callable[[], datetime] = SYSTEM_CLOCK.now,
 ) -> str:
-    """Answer one query from PR files; now = the newest ``mergedAt`` of the input.
+    """Answer one query from PR files; now = the newest ``mergedAt`` of the input. The files are
+    the whole history (PR numbers of any of their weeks, new contributors); an answer about the
+    newest week says "so far" only while that week is not over by ``clock`` (the real time).
 
     Raises:
         InputError: no input, unreadable input, unknown repository, zone or rules.
@@ -92,14 +98,26 @@ def ask(
     if not parsed.prs:
         raise InputError("the input holds no PRs: there is nothing to answer from")
     rules = bootstrap.rules_for(repo_name, rules_file)
-    index = ModuleIndex(rules)
-    now = max(p.merged_at for p in parsed.prs)
-    query = parse(text, modules=index)
     provider = DigestCache(parsed.prs, repo=repo_name, rules=rules, tz=tz)
+    return ask_cache(text, provider, rules=rules, tz=tz, lang=lang, fmt=fmt, clock=clock)
+
+
+def ask_cache(text: str, provider: DigestCache, *, rules: Rules, tz: str, lang: str | None, fmt: str,
+              clock: Callable[[], datetime] = SYSTEM_CLOCK.now) -> str:
+    """:func:`ask` on PRs already read (``provider``: its PRs are the history; now = their newest merge).
+
+    Raises:
+        InputError: unknown zone.
+    """
+    index = ModuleIndex(rules)
+    now = max(p.merged_at for p in provider.prs)
+    query = parse(text, modules=index)
+    zone = load_zone(tz)
+    live = clock() < IsoWeek.containing(now, zone).utc_window(zone)[1]
     card = answer(query, digest_provider=provider, now=now, lang=lang, tz=tz, modules=index,
-                  report_url=lambda w: report_url(repo_name, w))
+                  report_url=lambda w: report_url(provider.repo, w), history=provider.history, so_far=live)
     if fmt == "json":
-        return json.dumps(answer_json(query, card, repo=repo_name, now=now, tz=tz), indent=2, ensure_ascii=False) + "\n"
+        return json.dumps(answer_json(query, card, repo=provider.repo, now=now, tz=tz), indent=2, ensure_ascii=False) + "\n"
     return render_cards([card], fmt)
 
 

@@ -32,6 +32,7 @@ from typing import TYPE_CHECKING, Any
 
 from prhub.clock import SYSTEM_CLOCK
 from chatbot.inbound import ChatService
+from chatbot.pr_history import StoreHistory
 from chatbot.queries import DigestProvider, ModuleIndex, Responder, WindowDigests
 from chatbot.weeks import IsoWeek
 from prhub import bootstrap, platforms
@@ -95,7 +96,8 @@ def report_url_fn(settings: Settings, repo: str) -> Callable[[IsoWeek], str | No
 
 def create_responder(settings: Settings, store: SqlStore | None, *, clock: Any = None,
                      digest_provider: DigestProvider | None = None) -> Responder:
-    """The query engine for the default repository: digests from ``digest_provider`` or the store.
+    """The query engine for the default repository: digests from ``digest_provider`` or the store
+    (then the store is also the answers' :class:`~chatbot.pr_history.PRHistory`).
 
     Raises:
         chatbot.errors.InputError: no digest provider and no store, or bad rules.
@@ -105,14 +107,16 @@ def create_responder(settings: Settings, store: SqlStore | None, *, clock: Any =
     now = _now_fn(clock)
     repo = settings.prhub_default_repo
     rules = bootstrap.rules_for(repo, None)
+    history = None
     if digest_provider is None:
         if store is None:
             raise InputError("the chat bot needs the PR store (PRHUB_DATABASE_URL) or a digest provider")
         digest_provider = WindowDigests(lambda s, e: store.merged_between(repo, s, e), repo=repo, rules=rules,
                                         clock=now, tz=settings.prhub_tz)
+        history = StoreHistory(store, repo)
     return Responder(digest_provider=digest_provider, clock=now, repo=repo, tz=settings.prhub_tz,
                      modules=ModuleIndex(rules), subscriptions=store, report_url=report_url_fn(settings, repo),
-                     default_lang=settings.prhub_default_lang, observe=_observe_query)
+                     default_lang=settings.prhub_default_lang, observe=_observe_query, history=history)
 
 
 def _observe_query(seconds: float) -> None:

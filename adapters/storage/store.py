@@ -349,6 +349,16 @@ class SqlStore:
         with self._errors("reading PRs"), self._engine.connect() as conn:
             return conn.execute(select(func.min(PullRequestRow.merged_at)).where(PullRequestRow.repo == repo)).scalar()
 
+    def merged_at_of(self, repo: str, number: int) -> datetime | None:
+        """When ``repo``'s PR ``number`` was merged (aware UTC), if stored (the primary key; no body read).
+
+        Raises:
+            StoreError: a database error.
+        """
+        stmt = select(PullRequestRow.merged_at).where(PullRequestRow.repo == repo, PullRequestRow.number == number)
+        with self._errors("reading PRs"), self._engine.connect() as conn:
+            return conn.execute(stmt).scalar()
+
     def authors_before(self, repo: str, before: datetime, logins: Iterable[str]) -> set[str]:
         """The logins among ``logins`` with a stored PR of ``repo`` merged before ``before`` whose author
         is not a bot (``author.is_bot`` false and no ``[bot]`` suffix, as the digest counts contributors).

@@ -13,8 +13,8 @@ from __future__ import annotations
 from typing import Any
 
 from chatbot.intent import Intent
-from chatbot.intents import (authors, contributors, help, module, pr_lookup, risk_tags, risks, subscriptions, summary,
-                             top_prs, trends)
+from chatbot.intents import (authors, contributors, help, module, new_contributors, paths, pr_lookup, risk_tags, risks,
+                             subscriptions, summary, top_prs, trends)
 
 INTENTS: tuple[Intent[Any], ...] = (
     help.INTENT,
@@ -23,10 +23,12 @@ INTENTS: tuple[Intent[Any], ...] = (
     subscriptions.SUBSCRIBE,
     pr_lookup.INTENT,
     trends.INTENT,
+    paths.INTENT,
     risk_tags.INTENT,
     risks.INTENT,
     authors.INTENT,
     top_prs.INTENT,
+    new_contributors.INTENT,
     contributors.INTENT,
     summary.INTENT,
     module.INTENT,

@@ -1,11 +1,18 @@
-"""Intent ``top_prs``: the week's key PRs by importance."""
+"""Intent ``top_prs``: the week's key PRs by importance ("top PRs", "top 5 PRs", "前 5 个重点 PR")."""
 
 from __future__ import annotations
 
+import re
 from typing import Literal
+
+from pydantic import Field
 
 from chatbot.cards import Card, top_prs_card
 from chatbot.intent import AnswerContext, Intent, ParseInput, QueryBase, WeekRef, compile_patterns
+
+
+MAX_N = 50
+"""The most PRs one "top N" answer lists."""
 
 
 class TopPRsQuery(QueryBase):
@@ -13,23 +20,32 @@ class TopPRsQuery(QueryBase):
 
     intent: Literal["top_prs"] = "top_prs"
     week: WeekRef = "current"
+    n: int | None = Field(default=None, ge=1, le=MAX_N)
+    """How many to list (None: the card's ``list_items``)."""
 
 
 PATTERNS = {"en": (r"\btop(?: prs?| pull requests?)?\b|\bkey prs?\b|\bimportant prs?\b",), "zh": ("重点|重要",)}
 _RX = compile_patterns(PATTERNS)
+_N = re.compile(r"(?:\btop|前|最重要的?|重点)\s*([0-9]{1,3})(?![0-9])|(?<![0-9])([0-9]{1,3})\s*(?:个|条)?\s*(?:key|important|重点|重要|top)",
+                re.ASCII | re.IGNORECASE)
 
 
 def parse(inp: ParseInput) -> TopPRsQuery | None:
-    """``top PRs``, ``key PRs``, ``重点PR``."""
-    return TopPRsQuery(lang=inp.lang, week=inp.week) if _RX.search(inp.rest) else None
+    """``top PRs``, ``top 5 PRs``, ``key PRs``, ``重点PR``, ``前 5 个重点 PR`` (N capped at :data:`MAX_N`)."""
+    if not _RX.search(inp.rest):
+        return None
+    m = _N.search(inp.rest)
+    n = int(m.group(1) or m.group(2)) if m else None
+    return TopPRsQuery(lang=inp.lang, week=inp.week, n=min(max(n, 1), MAX_N) if n is not None else None)
 
 
 def answer(q: TopPRsQuery, ctx: AnswerContext) -> Card:
-    """The key-PRs card of the week."""
+    """The key-PRs card of the week (the first ``n`` of them when asked for a number)."""
     w = ctx.week_digest(q.week)
     if isinstance(w, Card):
         return w
-    return top_prs_card(w.digest, report_url=w.report_url, limits=ctx.limits, notice=list(w.notice))
+    limits = ctx.limits if q.n is None else ctx.limits.model_copy(update={"list_items": q.n})
+    return top_prs_card(w.digest, report_url=w.report_url, limits=limits, notice=list(w.notice))
 
 
 INTENT = Intent(name="top_prs", query=TopPRsQuery, patterns=PATTERNS, parse=parse, answer=answer, takes_week=True,

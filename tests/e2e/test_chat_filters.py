@@ -19,8 +19,8 @@ def weeks():
     return [str(shared_file("vllm", "2026-W19.json")), str(shared_file("vllm", "2026-W20.json"))]
 
 
-def run(q, weeks, fmt="text"):
-    return ask(q, inputs=weeks, sample=False, repo=None, rules_file=None, tz="UTC", lang=None, fmt=fmt)
+def run(q, weeks, fmt="text", **kw):
+    return ask(q, inputs=weeks, sample=False, repo=None, rules_file=None, tz="UTC", lang=None, fmt=fmt, **kw)
 
 
 def digest_counts(weeks, week):
@@ -63,10 +63,18 @@ def test_tag_counts_match_the_digest(weeks):
     assert {int(n) for n in re.findall(r"#(\d+)", run("what did Michael Goin merge", weeks))} == goin
 
 
-def test_the_current_week_says_so_far(weeks):
-    out = run("risks this week", weeks)
+def test_the_current_week_says_so_far_only_while_it_is_not_over(weeks):
+    from datetime import datetime, timezone
+
+    def at(*ymdhms):
+        return lambda: datetime(*ymdhms, tzinfo=timezone.utc)
+
+    out = run("risks this week", weeks, clock=at(2026, 5, 17, 23, 59, 59))  # the last second of W20
     assert "2026-W20 so far, as of " in out and "(UTC)." in out
-    assert "so far" not in run("risks 2026-W19", weeks)
+    assert "so far" not in run("risks 2026-W19", weeks, clock=at(2026, 5, 17, 23, 59, 59))
+    # the real clock (or any instant from Monday of W21 on): an exported week that is over is not "so far"
+    assert "so far" not in run("risks this week", weeks, clock=at(2026, 5, 18))
+    assert "so far" not in run("risks this week", weeks)
 
 
 def test_unknown_author_and_ambiguous_part(weeks):
@@ -94,7 +102,7 @@ def test_out_of_range_pr_numbers_are_no_such_pr(weeks):
     assert out.splitlines()[0] == "No such PR" and "GitHub numbers stop at 2,147,483,647" in out
     assert json.loads(run("PR #2147483648", weeks, fmt="json"))["intent"] == "pr_lookup"
     at_limit = run("PR #2147483647", weeks)  # the largest possible number is looked up
-    assert "PR #2147483647 is not among the PRs merged from 2026-W13 to 2026-W20." in at_limit
+    assert "PR #2147483647 is not among the stored PRs, merged from 2026-W19 to 2026-W20." in at_limit
 
 
 def test_help_examples_name_prs_that_exist(weeks):
