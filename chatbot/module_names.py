@@ -1,4 +1,4 @@
-"""Module names as chat users type them: ids, English and Chinese display names, aliases.
+"""Module names as chat users type them: ids, display names in every language, aliases.
 
 Matching (see :meth:`ModuleIndex.resolve`): by id, display name or alias (case, spaces, ``-``/``_``
 ignored), then by unique prefix, then by :class:`difflib.SequenceMatcher` ratio >= 0.8; a name
@@ -12,6 +12,7 @@ import unicodedata
 from collections.abc import Collection
 from functools import lru_cache
 
+from chatbot.i18n import LANGS
 from chatbot.rules import Rules, shipped_rules
 
 
@@ -30,10 +31,10 @@ class ModuleIndex:
     def __init__(self, rules: Rules) -> None:
         self.ids: tuple[str, ...] = tuple(m.id for m in rules.modules)
         self.order = {m: i for i, m in enumerate(self.ids)}
-        self._display = {m.id: {"en": m.display("en"), "zh": m.display("zh")} for m in rules.modules}
+        self._display = {m.id: {lang: m.display(lang) for lang in LANGS} for m in rules.modules}
         names: list[tuple[str, str]] = []
         for m in rules.modules:
-            for n in (m.id, m.name or "", m.zh or "", *m.aliases):
+            for n in (m.id, *m.name.values(), *m.aliases):
                 k = _name_key(n)
                 if k and (k, m.id) not in names:
                     names.append((k, m.id))

@@ -21,9 +21,10 @@ from typing import Any
 import yaml
 from typing import Annotated
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from chatbot.errors import RulesError
+from chatbot.i18n import DEFAULT_LANG, LANGS
 from chatbot.yamlfile import load_yaml
 from chatbot.globs import MultiPathMatcher, PathMatcher, glob_to_regex
 
@@ -72,16 +73,70 @@ class LabelRule(_RulesModel):
 
 
 
-class ModuleRule(_RulesModel):
-    """A module: an id (used in subscriptions and JSON), display names, and the paths it owns."""
+def _names(value: Any) -> Any:
+    """A display name as written in a rules file: a plain string is the English name."""
+    return {DEFAULT_LANG: value} if isinstance(value, str) else value
+
+
+def _known_langs(names: dict[str, str]) -> dict[str, str]:
+    unknown = sorted(set(names) - set(LANGS))
+    if unknown:
+        raise ValueError(f"display name in unknown language {unknown[0]!r}: use {', '.join(LANGS)} "
+                         "(the languages of chatbot/catalogs)")
+    if not all(v.strip() for v in names.values()):
+        raise ValueError("display names must not be empty")
+    return names
+
+
+DisplayNames = Annotated[dict[str, str], BeforeValidator(_names), AfterValidator(_known_langs)]
+"""Display names by language, ``{en: speculative decoding, zh: 投机解码}`` (any language with a
+catalog in ``chatbot/catalogs``); a plain string is the English name."""
+
+
+def display_name(names: dict[str, str], lang: str, default: str) -> str:
+    """``names`` in ``lang``, else in English, else ``default``."""
+    return names.get(lang) or names.get(DEFAULT_LANG) or default
+
+
+class _Named(_RulesModel):
+    """A rules entry with an ``id`` and display names ``name`` (modules, topics)."""
 
     id: str = Field(min_length=1, pattern=r"^[a-z0-9][a-z0-9._/-]*$")
-    name: str | None = Field(default=None, description="English display name; default: the id")
-    zh: str | None = Field(default=None, description="Chinese display name; default: the English name")
+    name: DisplayNames
+
+    @model_validator(mode="before")
+    @classmethod
+    def _legacy_zh(cls, data: Any) -> Any:
+        """The old form ``name: X`` + ``zh: Y`` of rules files written before names became
+        ``{en: X, zh: Y}``: still read, as ``name: {en: X, zh: Y}``."""
+        if isinstance(data, dict) and "zh" in data:
+            data = dict(data)
+            zh = data.pop("zh")
+            if zh is not None:
+                names = _names(data.get("name"))
+                if names is not None and not isinstance(names, dict):
+                    return data  # let the field's own validation report the bad name
+                data["name"] = {**(names or {}), "zh": zh}
+        return data
+
+    def display(self, lang: str) -> str:
+        """Display name in ``lang`` (a language of :data:`chatbot.i18n.LANGS`): English when there
+        is none in ``lang``, the id when there is no English one either."""
+        return display_name(self.name, lang, self.id)
+
+
+class ModuleRule(_Named):
+    """A module: an id (used in subscriptions and JSON), display names, and the paths it owns.
+
+    ``name`` is ``{en: …, zh: …}`` (any language with a catalog; a missing language falls back to
+    English, a missing English name to the id). The old form ``name: X`` + ``zh: Y`` still parses.
+    """
+
+    name: DisplayNames = Field(default_factory=dict, description="display names by language, {en: ..., zh: ...} "
+                               "(a plain string is the English name); default: the id")
     aliases: tuple[str, ...] = Field(default=(), description="extra names people use in chat queries")
     paths: Globs = Field(min_length=1)
     exclude: Globs = ()
-
 
     @field_validator("id")
     @classmethod
@@ -90,23 +145,28 @@ class ModuleRule(_RulesModel):
             raise ValueError("'other' is the implicit module of unmatched PRs: pick another id")
         return v
 
-    def display(self, lang: str) -> str:
-        """Display name in ``lang`` (``en`` or ``zh``)."""
-        if lang == "zh" and self.zh:
-            return self.zh
-        return self.name or self.id
 
-
-class TopicRule(_RulesModel):
+class TopicRule(_Named):
     """A storyline topic: an id, display names, and the aliases that put a PR in it by its title.
 
-    Aliases (and the name) are found in the title as whole words, case-insensitive.
+    Aliases (and the English name) are found in the title as whole words, case-insensitive.
+    ``name`` is ``{en: …, zh: …}`` like a module's (English required); the old ``zh:`` key still parses.
     """
 
-    id: str = Field(min_length=1, pattern=r"^[a-z0-9][a-z0-9._/-]*$")
-    name: str = Field(min_length=1, description="English display name")
-    zh: str | None = Field(default=None, description="Chinese display name; default: the English name")
+    name: DisplayNames = Field(description="display names by language, {en: ..., zh: ...}; English required")
     aliases: tuple[str, ...] = Field(default=(), description="other spellings found in titles (DSv4, DeepSeek V4)")
+
+    @field_validator("name")
+    @classmethod
+    def _has_english(cls, v: dict[str, str]) -> dict[str, str]:
+        if DEFAULT_LANG not in v:
+            raise ValueError(f"a topic needs an English name ({DEFAULT_LANG}: ...)")
+        return v
+
+    @property
+    def en(self) -> str:
+        """The English name (also matched in titles)."""
+        return self.name[DEFAULT_LANG]
 
 
 class FindingRule(_RulesModel):
@@ -196,7 +256,7 @@ class Rules(_RulesModel):
         default_factory=dict, description="label <- title bracket prefixes, compared trimmed and case-folded"
     )
     modules: tuple[ModuleRule, ...] = ()
-    other_module: dict[str, str] = Field(
+    other_module: DisplayNames = Field(
         default_factory=lambda: {"en": "other", "zh": "其他"}, description="display names of the implicit module"
     )
     core_paths: Globs = ()
@@ -239,7 +299,7 @@ class Rules(_RulesModel):
             if m.id == module_id:
                 return m.display(lang)
         if module_id == OTHER_MODULE:
-            return self.other_module.get(lang) or self.other_module.get("en") or OTHER_MODULE
+            return display_name(self.other_module, lang, OTHER_MODULE)
         return module_id
 
 

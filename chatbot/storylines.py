@@ -59,8 +59,8 @@ def _topic_patterns(rules: Rules) -> list[tuple[str, str, re.Pattern[str]]]:
     if "topics" not in memo:
         out = []
         for t in rules.topics:
-            alts = "|".join(re.escape(a) for a in (t.name, *t.aliases))
-            out.append((t.id, t.name, re.compile(rf"(?<![\w-])(?:{alts})(?![\w])", re.IGNORECASE)))
+            alts = "|".join(re.escape(a) for a in (t.en, *t.aliases))
+            out.append((t.id, t.en, re.compile(rf"(?<![\w-])(?:{alts})(?![\w])", re.IGNORECASE)))
         memo["topics"] = out
     result: list[tuple[str, str, re.Pattern[str]]] = memo["topics"]
     return result
@@ -133,7 +133,7 @@ def storylines(
             groups[f"series:{stem}"] = _Group("series", f"series:{stem}", name, prs_sorted)
             placed.update(x.number for x in prs)
     topics = _topic_patterns(rules)
-    display = {t.id: (t.zh if lang == "zh" and t.zh else t.name) for t in rules.topics}
+    display = {t.id: t.display(lang) for t in rules.topics}
     for p in pool:
         if p.number in placed:
             continue

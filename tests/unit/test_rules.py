@@ -74,3 +74,32 @@ def test_schema_is_published_and_forbids_extra_keys():
 def test_duplicate_keys_are_errors():
     with pytest.raises(RulesError, match=r"line 3: key 'key_prs' appears twice"):
         parse_rules("key_prs: 10\nmodules: []\nkey_prs: 12\n", "r.yaml")
+
+
+def test_display_names_by_language_and_the_old_zh_form():
+    new = parse_rules("modules: [{id: spec, name: {en: speculative decoding, zh: 投机解码}, paths: [s/**]}]\n"
+                      "topics: [{id: dsv4, name: {en: DeepSeek-V4, zh: 深度求索 V4}}]", "<t>")
+    old = parse_rules("modules: [{id: spec, name: speculative decoding, zh: 投机解码, paths: [s/**]}]\n"
+                      "topics: [{id: dsv4, name: DeepSeek-V4, zh: 深度求索 V4}]", "<t>")
+    assert new == old
+    assert new.module_display("spec", "zh") == "投机解码"
+    assert new.module_display("spec", "en") == "speculative decoding"
+    assert new.topics[0].display("zh") == "深度求索 V4" and new.topics[0].en == "DeepSeek-V4"
+    # A language without a name falls back to English; no English name falls back to the id.
+    only_en = parse_rules("modules: [{id: spec, name: speculative decoding, paths: [s/**]}]", "<t>")
+    assert only_en.module_display("spec", "zh") == "speculative decoding"
+    only_zh = parse_rules("modules: [{id: spec, name: {zh: 投机解码}, paths: [s/**]}]", "<t>")
+    assert (only_zh.module_display("spec", "en"), only_zh.module_display("spec", "zh")) == ("spec", "投机解码")
+    assert shipped_rules("vllm").modules[0].name == {"en": "speculative decoding", "zh": "投机解码"}
+
+
+@pytest.mark.parametrize("text,message", [
+    ("modules: [{id: a, name: {fr: A}, paths: [a/**]}]",
+     "modules.0.name: display name in unknown language 'fr': use en, zh (the languages of chatbot/catalogs)"),
+    ("modules: [{id: a, name: {en: ''}, paths: [a/**]}]", "modules.0.name: display names must not be empty"),
+    ("topics: [{id: a, name: {zh: 甲}}]", "topics.0.name: a topic needs an English name (en: ...)"),
+])
+def test_display_names_are_checked(text, message):
+    with pytest.raises(RulesError) as err:
+        parse_rules(text, "<t>")
+    assert err.value.user_message == f"rules file <t>: {message} (see `prhub rules schema`)"
