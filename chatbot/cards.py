@@ -145,13 +145,34 @@ class Context(_Frozen):
 
 
 
+ACTION_ID = r"^[a-z][a-z0-9_]{0,31}$"
+"""An action id: what a button asks for (``risks``, ``subscribe``, ``approve``; see :mod:`chatbot.actions`)."""
+
+
+class Action(_Frozen):
+    """What a (non-link) button sends back when pressed, platform-free.
+
+    Attributes:
+        id: the action's registry name (:data:`chatbot.actions.ACTIONS` or a handler the wiring adds).
+        value: the action's argument, a short string the card wrote (:func:`chatbot.actions.encode`);
+            it comes back from the platform **untrusted** and is validated before use.
+    """
+
+    id: str = Field(pattern=ACTION_ID)
+    value: str = Field(default="", max_length=2000)
+
+
 class Button(_Frozen):
-    """A button: trusted ``label``; opens ``url`` when set (and safe), else sends ``action``/``value``."""
+    """A button: trusted ``label``; opens ``url`` when set (and safe), else sends ``action``.
+
+    ``name`` is a stable name for link buttons (``open_report``), used as their id on platforms
+    that need one.
+    """
 
     label: str
     url: str = ""
-    action: str = ""
-    value: str = ""
+    action: Action | None = None
+    name: str = ""
 
 
 class Actions(_Frozen):
@@ -320,7 +341,7 @@ def report_button(lang: str, report_url: str | None) -> Actions | None:
     url = safe_url(report_url or "")
     if not url:
         return None
-    return Actions(buttons=(Button(label=tr(lang, "card.button.report"), url=url, action="open_report"),))
+    return Actions(buttons=(Button(label=tr(lang, "card.button.report"), url=url, name="open_report"),))
 
 
 def _with_button(blocks: list[Block], lang: str, report_url: str | None) -> list[Block]:
@@ -633,7 +654,7 @@ def pr_card(p: AnalyzedPR, d: Digest, *, limits: CardLimits = DEFAULT_LIMITS, re
     blocks.append(Section(role="pr_risks", heading=tr(lang, "card.pr.risks"), lines=risk_lines))
     url = safe_url(p.url)
     if url:
-        blocks.append(Actions(buttons=(Button(label=tr(lang, "card.button.pr"), url=url, action="open_pr"),)))
+        blocks.append(Actions(buttons=(Button(label=tr(lang, "card.button.pr"), url=url, name="open_pr"),)))
     return Card(header=header, lang=lang, blocks=tuple(blocks), fallback=f"{header}: {clip(p.title, limits.title_chars)}")
 
 

@@ -24,7 +24,8 @@ from datetime import datetime
 from pydantic import BaseModel, ConfigDict, Field
 
 from chatbot.admins import admin_key
-from chatbot.cards import Card, message_card
+from chatbot.actions import decode, problem_card
+from chatbot.cards import Action, Card, message_card
 from chatbot.errors import PrhubError
 from chatbot.events import EventLog
 from chatbot.i18n import tr
@@ -32,6 +33,9 @@ from chatbot.queries import Responder
 from chatbot.subscriptions import PLATFORM_NAME, Requester
 
 log = logging.getLogger(__name__)
+
+ActionHandler = Callable[[Action, Requester, str], Card]
+"""``handler(action, requester, default_lang) -> answer card`` for a button the wiring handles."""
 
 
 class InboundMessage(BaseModel):
@@ -48,6 +52,8 @@ class InboundMessage(BaseModel):
         dedup_key: the message's de-duplication key, stable across the platform's re-deliveries
             (``""``: not de-duplicated).
         where: a short description for log lines (event id, key); never shown to users.
+        action: the button pressed (its ``value`` untrusted), for a button press; ``text`` is
+            then unused.
     """
 
     model_config = ConfigDict(frozen=True, extra="forbid")
@@ -61,6 +67,7 @@ class InboundMessage(BaseModel):
     addressed_to_bot: bool = False
     dedup_key: str = ""
     where: str = ""
+    action: Action | None = None
 
 
 def wants_answer(msg: InboundMessage) -> bool:
@@ -81,12 +88,16 @@ class ChatService:
             configured destinations); other conversations get the default repository.
         busy: True while the reply queue is full (the wiring's bounded executor): answers are then
             a short "busy, try again in a minute" card instead of a computed one.
+        handlers: action id -> ``handler(action, requester, lang) -> Card`` for buttons that are
+            not chat questions (the weekly post's ``approve`` / ``skip``); the action's ``value``
+            is untrusted and the handler validates it. Other ids go to :data:`chatbot.actions.ACTIONS`.
     """
 
     def __init__(self, *, responders: Sequence[Responder], events: EventLog, clock: Callable[[], datetime],
                  admins: Mapping[str, Collection[str]] | None = None,
                  routes: Mapping[tuple[str, str], str] | None = None,
-                 busy: Callable[[], bool] | None = None) -> None:
+                 busy: Callable[[], bool] | None = None,
+                 handlers: Mapping[str, ActionHandler] | None = None) -> None:
         if not responders:
             raise ValueError("ChatService needs at least one Responder")
         self.responders = {r.repo.casefold(): r for r in responders}
@@ -96,6 +107,7 @@ class ChatService:
         self.admins = {p: frozenset(ids) for p, ids in (admins or {}).items()}
         self.routes = {(p, c): repo.casefold() for (p, c), repo in (routes or {}).items()}
         self.busy = busy or (lambda: False)
+        self.handlers = dict(handlers or {})
 
     @property
     def default_lang(self) -> str:
@@ -139,6 +151,8 @@ class ChatService:
             lang = responder.default_lang
             return message_card(tr(lang, "card.busy.header"), [tr(lang, "card.busy")], lang=lang, role="error")
         try:
+            if msg.action is not None:
+                return self._act(msg, msg.action)
             return responder.reply(msg.text, requester=self.requester(msg))
         except PrhubError as exc:
             log.warning("%s %s: %s", msg.platform, msg.where, exc.user_message)
@@ -146,6 +160,20 @@ class ChatService:
         except Exception:  # noqa: BLE001 - the one catch-all of the inbound path
             log.exception("%s %s: answering failed", msg.platform, msg.where)
             return responder.error_card(tr(responder.default_lang, "card.error.internal"))
+
+    def _act(self, msg: InboundMessage, action: Action) -> Card:
+        """A button press: a wiring handler, else a chat action of the value's repository."""
+        handler = self.handlers.get(action.id)
+        if handler is not None:
+            return handler(action, self.requester(msg), self.default_lang)
+        value = decode(action.value)
+        if value is None:
+            return problem_card(self.default_lang, "unknown")
+        responder = self.responders.get(value.repo.casefold()) if value.repo else self.responder_for(msg)
+        if responder is None:
+            return problem_card(value.lang, "bad_repo")
+        who = self.requester(msg).model_copy(update={"repo": responder.repo})
+        return responder.act(action, value, requester=who)
 
     def handle(self, msg: InboundMessage) -> Card | None:
         """:meth:`accept` then :meth:`answer`: the card to post, or None when nothing is to be sent."""

@@ -25,7 +25,8 @@ from typing import Annotated, Any, Union
 
 from pydantic import Field, TypeAdapter
 
-from chatbot.cards import DEFAULT_LIMITS, Card, CardLimits, message_card
+from chatbot.actions import ActionValue, decorate, query_of
+from chatbot.cards import DEFAULT_LIMITS, Action, Card, CardLimits, message_card
 from chatbot.digest_service import DigestService, DigestStep
 from chatbot.i18n import tr
 from chatbot.intent import AnswerContext, DigestProvider, Intent, ParseInput, QueryBase, WeekRef
@@ -288,14 +289,18 @@ class Responder:
         intents: the intent registry.
         history: the repository's stored PRs beyond one week (default: a :class:`DigestCache`'s
             own PRs; None for other providers).
+        buttons: add the chat buttons (:func:`chatbot.actions.decorate`) to answers (chat
+            platforms; ``prhub ask`` prints none).
     """
 
     def __init__(self, *, digest_provider: DigestProvider, clock: Callable[[], datetime], repo: str, tz: str = "UTC",
                  modules: ModuleIndex | None = None, subscriptions: SubscriptionBook | None = None,
                  report_url: Callable[[IsoWeek], str | None] | None = None, default_lang: str = "en",
                  limits: CardLimits = DEFAULT_LIMITS, observe: Callable[[float], None] | None = None,
-                 intents: Sequence[Intent[Any]] = INTENTS, history: PRHistory | None = None) -> None:
+                 intents: Sequence[Intent[Any]] = INTENTS, history: PRHistory | None = None,
+                 buttons: bool = False) -> None:
         self.observe = observe
+        self.buttons = buttons
         self.digest_provider = digest_provider
         self.clock = clock
         self.repo = repo
@@ -332,12 +337,57 @@ class Responder:
         lang: str | None = None
         if isinstance(q, HelpQuery) and not clean_text(text):
             lang = self.default_lang
-        card = answer(q, digest_provider=self.digest_provider, now=self.clock(), lang=lang, tz=self.tz,
-                      modules=self.modules, requester=requester, subscriptions=self.subscriptions,
-                      report_url=self.report_url, limits=self.limits, intents=self.intents, history=self.history)
+        card = self._answer(q, requester, lang)
         if self.observe is not None:
             self.observe(time.perf_counter() - started)
         return card
+
+    def act(self, action: Action, value: ActionValue, *, requester: Requester | None = None) -> Card:
+        """The answer card to a press of one of this repository's chat buttons.
+
+        Args:
+            action: the button's action (its ``value`` already decoded into ``value``).
+            value: the untrusted argument; validated by :func:`chatbot.actions.query_of`.
+            requester: who pressed it, and where.
+
+        Returns:
+            The intent's answer (in ``value.lang``), or a one-line card when the button names an
+            unknown action, a week that does not exist or has not begun, or an unknown module.
+
+        Raises:
+            chatbot.errors.PrhubError: the digest source failed (the pipeline shows ``user_message``).
+        """
+        q = query_of(action, value, modules=self.modules, current=self._current())
+        return q if isinstance(q, Card) else self._answer(q, requester, None)
+
+    def _current(self) -> IsoWeek:
+        return IsoWeek.containing(self.clock(), load_zone(self.tz))
+
+    def _answer(self, q: QueryBase, requester: Requester | None, lang: str | None) -> Card:
+        card = answer(q, digest_provider=self.digest_provider, now=self.clock(), lang=lang, tz=self.tz,
+                      modules=self.modules, requester=requester, subscriptions=self.subscriptions,
+                      report_url=self.report_url, limits=self.limits, intents=self.intents, history=self.history)
+        return decorate(card, q, repo=self.repo, shown=self._shown(q, card.lang), current=self._current()) \
+            if self.buttons else card
+
+    def _shown(self, q: QueryBase, lang: str) -> IsoWeek | None:
+        """The week an answer to ``q`` shows (last week when "this week" has no PRs yet)."""
+        ref = getattr(q, "week", None)
+        if not isinstance(ref, str):
+            return None
+        current = self._current()
+        if ref == "current":
+            try:
+                empty = self.digest_provider.digest(current, lang).total_prs == 0
+            except Exception:  # noqa: BLE001 - the answer already said what failed
+                return None
+            return current.previous() if empty else current
+        if ref == "previous":
+            return current.previous()
+        try:
+            return IsoWeek.parse(ref)
+        except Exception:  # noqa: BLE001 - a week the answer refused
+            return None
 
     def error_card(self, message: str, lang: str | None = None) -> Card:
         """A card showing an error's safe ``user_message`` (the pipeline's catch-all)."""

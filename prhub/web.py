@@ -116,7 +116,8 @@ def create_responder(settings: Settings, store: SqlStore | None, *, clock: Any =
         history = StoreHistory(store, repo)
     return Responder(digest_provider=digest_provider, clock=now, repo=repo, tz=settings.prhub_tz,
                      modules=ModuleIndex(rules), subscriptions=store, report_url=report_url_fn(settings, repo),
-                     default_lang=settings.prhub_default_lang, observe=_observe_query, history=history)
+                     default_lang=settings.prhub_default_lang, observe=_observe_query, history=history,
+                     buttons=True)
 
 
 def _observe_query(seconds: float) -> None:

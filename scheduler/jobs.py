@@ -22,6 +22,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING
 
 from chatbot.admins import admin_user
+from chatbot.actions import digest_buttons
 from chatbot.cards import Card, Image, digest_cards, message_card, with_image
 from chatbot.deliveries import SENT, SubscriberDirectory
 from chatbot.errors import PrhubError, RateLimitedError
@@ -215,6 +216,7 @@ class DigestJob:
         for d in cfg.destinations:
             dest = Destination(platform=d.platform, target=d.target, lang=d.lang, workspace=d.workspace)
             cards = digest_cards(digest(d.lang), report_url=url)
+            cards[:1] = [digest_buttons(c, digest(d.lang)) for c in cards[:1]]
             out, chart = self._deliver_digest(dest, cards, repo=cfg.repo, week=str(week), chart=chart_of(d.lang))
             report.digests.append(out)
             if chart is not None:

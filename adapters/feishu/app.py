@@ -4,7 +4,8 @@ Handlers, named after the events they take::
 
     on_im_message_receive_v1   im.message.receive_v1: p2p messages always, group messages only when
                                they mention the bot (``@_user_N`` resolved through ``mentions``)
-    on_card_action_trigger     card.action.trigger: a ``query`` button answers its value; a toast at once
+    on_card_action_trigger     card.action.trigger: a button of our cards (:mod:`chatbot.actions`); a toast
+                               at once, the answer card as a reply in the card's thread
 
 The WSGI endpoint checks ``X-Lark-Signature`` and its timestamp *before* anything is decrypted
 (:func:`signed`; every forgery gets the same 401), then :class:`FeishuDispatcher` decrypts the body
@@ -38,10 +39,12 @@ from concurrent.futures import Executor, ThreadPoolExecutor
 from typing import Any
 
 from flask import Flask, Response, make_response, request
+from pydantic import ValidationError
 
 from adapters.feishu.cards import cards_to_feishu
 from adapters.feishu.delivery import FeishuDelivery, feishu_uuid
 from adapters.feishu.inbound import DIRECT_CHAT_TYPE, Mention, event_key, message_text, strip_mentions
+from chatbot.cards import Action
 from chatbot.errors import DeliveryError, PrhubError
 from chatbot.i18n import tr
 from chatbot.inbound import ChatService, InboundMessage
@@ -140,26 +143,30 @@ class FeishuChat:
             self.executor.submit(self._answer, msg, message_id, not msg.is_direct)
 
     def on_card_action_trigger(self, data: dict[str, Any]) -> dict[str, Any]:
-        """``card.action.trigger`` (the callback's JSON object): a toast at once (the returned object is the
-        callback's answer); a ``{"action": "query", "value": TEXT}`` button is answered on a worker
-        thread, in the card's thread."""
+        """``card.action.trigger`` (the callback's JSON object): a toast at once (the returned object is
+        the callback's answer); a button of our cards (callback value ``{"action": ID, "value": VALUE}``)
+        is answered by the core on a worker thread, as a reply in the card's thread. A value that is not
+        of that shape gets an error toast."""
         event = _obj(data.get("event"))
         value = _obj(_obj(event.get("action")).get("value"))
         context = _obj(event.get("context"))
-        if value.get("action") != "query" or not value.get("value") or not context:
+        if not context:
             return {}
+        lang = self.chat.default_lang
+        try:
+            pressed = Action(id=str(value.get("action") or ""), value=str(value.get("value") or ""))
+        except ValidationError:
+            return {"toast": {"type": "error", "content": tr(lang, "card.action.unknown")}}
         event_id = _obj(data.get("header")).get("event_id")
         operator = _obj(event.get("operator"))
-        text, _ = strip_mentions(str(value["value"]), bot_ids=self.bot_ids())
         msg = InboundMessage(platform=PLATFORM, workspace=str(operator.get("tenant_key") or ""),
                              channel=str(context.get("open_chat_id") or ""), user=str(operator.get("open_id") or ""),
-                             text=text, is_direct=True, addressed_to_bot=True,
-                             dedup_key=f"action:{event_id}" if event_id else "", where=f"card action {event_id}")
+                             is_direct=True, addressed_to_bot=True, dedup_key=f"action:{event_id}" if event_id else "",
+                             where=f"card action {event_id} {pressed.id}", action=pressed)
         if not self.chat.accept(msg):
             return {}
         if context.get("open_message_id"):
             self.executor.submit(self._answer, msg, str(context["open_message_id"]), True)
-        lang = self.chat.default_lang
         return {"toast": {"type": "info", "content": tr(lang, "card.action.working")}}
 
 

@@ -170,9 +170,11 @@ def _element(block: Block) -> list[dict[str, Any]]:
         out: list[dict[str, Any]] = []
         for b in block.buttons:
             url = _url(b.url)
+            if not url and b.action is None:
+                continue  # neither a safe link nor an action: nothing to press
             behavior: dict[str, Any] = (
-                {"type": "open_url", "default_url": url} if url
-                else {"type": "callback", "value": {"action": b.action, "value": b.value}}
+                {"type": "open_url", "default_url": url} if url or b.action is None
+                else {"type": "callback", "value": {"action": b.action.id, "value": b.action.value}}
             )
             out.append({"tag": "button", "text": {"tag": "plain_text", "content": clip(b.label, 60)},
                         "type": "primary" if not out else "default", "behaviors": [behavior]})

@@ -6,7 +6,9 @@ Handlers, named after the events they take::
     on_message         message: direct messages always; channel messages only when they mention
                        the bot (the twin of an app_mention; whichever copy comes first answers)
     on_command         the /prhub slash command (answered through its response_url)
-    on_block_actions   buttons of our cards (``query…`` action ids answer their ``value``)
+    on_block_actions   buttons of our cards: the core's actions (:mod:`chatbot.actions`), answered
+                       in the card's thread; presses in the App Home view re-publish it
+    app_home_opened    the App Home tab (:mod:`adapters.slack.home`, ``views.publish``)
 
 Every request is acknowledged first (bolt's ``process_before_response=False`` returns the HTTP 200
 as soon as ``ack()`` is called and runs the rest of the listener on its executor), so Slack gets
@@ -42,7 +44,8 @@ from slack_sdk import WebClient
 
 from adapters.slack.blocks import card_to_messages
 from adapters.slack.delivery import delivery_error, web_client
-from adapters.slack.inbound import action_inbound, command_inbound, message_inbound
+from adapters.slack.home import SlackHome
+from adapters.slack.inbound import action_inbound, action_of, command_inbound, message_inbound
 from chatbot.cards import Card
 from chatbot.errors import PrhubError
 from chatbot.i18n import tr
@@ -66,6 +69,7 @@ class SlackChat:
     def __init__(self, *, chat: ChatService, bot_ids: Collection[str] = ()) -> None:
         self.chat = chat
         self.bot_ids = frozenset(bot_ids)
+        self.home: SlackHome | None = SlackHome(chat, platform=PLATFORM)
 
     # -- helpers -------------------------------------------------------------------------------
 
@@ -158,15 +162,17 @@ class SlackChat:
                 return
 
     def on_block_actions(self, ack: Ack, body: dict[str, Any], context: BoltContext, client: WebClient) -> None:
-        """``block_actions``: ack; a ``query…`` button answers its ``value`` in the card's thread;
-        link buttons need nothing more."""
+        """``block_actions``: ack; a button of our cards is answered in the card's thread (link
+        buttons need nothing more); in the App Home its view is published again."""
         ack()
         actions = body.get("actions") or []
-        action = actions[0] if actions else {}
-        value = str(action.get("value") or "")
-        if not str(action.get("action_id") or "").startswith("query") or not value:
+        action = action_of(actions[0]) if actions and isinstance(actions[0], dict) else None
+        if action is None:
             return
-        msg = action_inbound(body, value, bot_ids=self._bot_ids(context), platform=PLATFORM)
+        if (body.get("container") or {}).get("type") == "view" and self.home is not None:
+            self.home.on_action(body, action, client)
+            return
+        msg = action_inbound(body, action, platform=PLATFORM)
         card = self.chat.handle(msg)
         if card is None:
             return
@@ -204,6 +210,8 @@ def create_slack_app(*, bot_token: str, signing_secret: str, chat: ChatService, 
     app.event("message")(listeners.on_message)
     app.command("/prhub")(listeners.on_command)
     app.action(re.compile(".*"))(listeners.on_block_actions)
+    if listeners.home is not None:
+        app.event("app_home_opened")(listeners.home.on_app_home_opened)
     return app
 
 

@@ -156,12 +156,14 @@ def _block(block: Block, n: int) -> list[dict[str, Any]]:
         elements: list[dict[str, Any]] = []
         for i, b in enumerate(block.buttons[:25]):
             el: dict[str, Any] = {"type": "button", "text": {"type": "plain_text", "text": clip(b.label, MAX_BUTTON), "emoji": True},
-                                  "action_id": (b.action or "button")[:240] + f"-{n}-{i}"}
+                                  "action_id": (b.action.id if b.action else b.name or "link")[:240] + f"-{n}-{i}"}
             url = safe_url(b.url)
             if url:
                 el["url"] = url
-            if b.value:
-                el["value"] = b.value[:2000]
+            elif b.action is None:
+                continue  # neither a safe link nor an action: nothing to press
+            if b.action is not None and b.action.value:
+                el["value"] = b.action.value[:2000]
             elements.append(el)
         return [{"type": "actions", "block_id": f"actions-{n}", "elements": elements}] if elements else []
     if isinstance(block, Image):

@@ -18,6 +18,9 @@ import re
 from collections.abc import Collection, Mapping
 from typing import Any
 
+from pydantic import ValidationError
+
+from chatbot.cards import Action
 from chatbot.inbound import InboundMessage
 
 MESSAGE_EVENTS = frozenset({"message", "app_mention"})
@@ -95,14 +98,29 @@ def command_inbound(command: Mapping[str, Any], *, bot_ids: Collection[str], pla
                           dedup_key=f"command:{trigger}" if trigger else "", where="command /prhub")
 
 
-def action_inbound(body: Mapping[str, Any], value: str, *, bot_ids: Collection[str],
-                   platform: str = "slack") -> InboundMessage:
-    """A ``query…`` button of our cards: its ``value`` asked in the card's conversation."""
+def action_of(action: Mapping[str, Any]) -> Action | None:
+    """The core's :class:`Action` of one ``block_actions`` action (``action_id`` ``risks-3-0`` ->
+    id ``risks``; its ``value`` or a select's ``selected_option.value``); None for link buttons
+    (they carry a ``url`` and need no answer) and for ids that are not an action id."""
+    if action.get("url"):
+        return None
+    name = str(action.get("action_id") or "").split("-", 1)[0]
+    selected = action.get("selected_option")
+    value = action.get("value") if action.get("value") is not None else (
+        selected.get("value") if isinstance(selected, Mapping) else "")
+    try:
+        return Action(id=name, value=str(value or ""))
+    except ValidationError:
+        return None
+
+
+def action_inbound(body: Mapping[str, Any], action: Action, *, platform: str = "slack") -> InboundMessage:
+    """A button of our cards pressed in a conversation (``block_actions``), keyed by the message
+    and the action's ``action_ts`` (a retry of the same press has the same key)."""
     container = body.get("container") or {}
     channel = str((body.get("channel") or {}).get("id") or container.get("channel_id") or "")
-    action = (body.get("actions") or [{}])[0]
-    key = f"action:{channel}:{container.get('message_ts') or ''}:{action.get('action_ts', '')}"
-    text, _ = strip_markup(value, bot_ids=bot_ids)
+    raw = (body.get("actions") or [{}])[0]
+    key = f"action:{channel}:{container.get('message_ts') or container.get('view_id') or ''}:{raw.get('action_ts', '')}"
     return InboundMessage(platform=platform, workspace=str((body.get("team") or {}).get("id") or ""), channel=channel,
-                          user=str((body.get("user") or {}).get("id") or ""), text=text, is_direct=True,
-                          addressed_to_bot=True, dedup_key=key, where="block_actions")
+                          user=str((body.get("user") or {}).get("id") or ""), is_direct=True,
+                          addressed_to_bot=True, dedup_key=key, where=f"block_actions {action.id}", action=action)

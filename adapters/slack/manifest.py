@@ -41,11 +41,13 @@ SLACK_METHODS: dict[str, SlackMethod] = {
                                       "prhub doctor: is the bot in each destination channel"),
     "files.getUploadURLExternal": SlackMethod(("files:write",), "upload the weekly chart (files_upload_v2)"),
     "files.completeUploadExternal": SlackMethod(("files:write",), "share the chart in part 1's thread"),
+    "views.publish": SlackMethod((), "publish the App Home tab (subscriptions with add/remove)"),
     "apps.connections.open": SlackMethod(("connections:write",), "open a Socket Mode connection", token="app"),
 }
 """Every Slack Web API method prhub calls -> the scopes it needs."""
 
 BOT_EVENTS: dict[str, tuple[str, ...]] = {
+    "app_home_opened": (),
     "app_mention": ("app_mentions:read",),
     "message.im": ("im:history",),
     "message.channels": ("channels:history",),
@@ -102,7 +104,7 @@ def manifest(*, name: str = "prhub", socket_mode: bool = True, public_url: str |
         "display_information": {"name": name, "description": "Weekly digests of merged GitHub PRs, and answers about them",
                                 "background_color": "#24292f"},
         "features": {
-            "app_home": {"home_tab_enabled": False, "messages_tab_enabled": True,
+            "app_home": {"home_tab_enabled": True, "messages_tab_enabled": True,
                          "messages_tab_read_only_enabled": False},
             "bot_user": {"display_name": name, "always_online": True},
             "slash_commands": [command],

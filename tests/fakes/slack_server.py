@@ -1,6 +1,7 @@
 """A fake Slack Web API on 127.0.0.1 for slack_sdk / slack-bolt tests.
 
-Methods: ``auth.test``, ``chat.postMessage`` (returns ``ts``), ``conversations.replies``, ``conversations.history`` (with
+Methods: ``auth.test``, ``chat.postMessage`` (returns ``ts``), ``views.publish`` (the App Home view,
+checked like Slack: :func:`check_view`), ``conversations.replies``, ``conversations.history`` (with
 ``metadata`` when ``include_all_metadata``), ``conversations.open``; the external file upload of
 ``files_upload_v2``: ``files.getUploadURLExternal`` (an upload URL on this server), ``POST
 /upload/<file id>`` (the bytes; length checked) and ``files.completeUploadExternal`` (shares the
@@ -90,6 +91,8 @@ def check_message(args: dict[str, Any]) -> str | None:
         elif kind == "actions":
             if not b.get("elements") or len(b["elements"]) > 25:
                 return "invalid_blocks"
+            if any(check_element(e) for e in b["elements"]):
+                return "invalid_blocks"
         elif kind not in ("divider", "image", "rich_text"):
             return "invalid_blocks"
     if sum(_text_len(b) for b in blocks) > limit("total"):
@@ -106,6 +109,69 @@ def check_message(args: dict[str, Any]) -> str | None:
     return None
 
 
+def _plain(t: Any, most: int) -> bool:
+    return isinstance(t, dict) and t.get("type") == "plain_text" and 1 <= len(str(t.get("text", ""))) <= most
+
+
+def check_element(e: Any) -> str | None:
+    """Why Slack would refuse an interactive element (a button or a static_select), else None.
+
+    Button: plain_text ``text`` of 1-75 chars, ``action_id`` at most 255, ``value`` at most 2,000,
+    ``url`` at most 3,000. static_select: ``placeholder`` plain_text, 1-100 ``options`` each with
+    plain_text ``text`` of 1-75 chars and a ``value`` of 1-150 chars, unique values.
+    """
+    if not isinstance(e, dict) or len(str(e.get("action_id", ""))) > 255:
+        return "invalid_blocks"
+    if e.get("type") == "button":
+        if not _plain(e.get("text"), 75) or len(str(e.get("value", ""))) > 2000 or len(str(e.get("url", ""))) > 3000:
+            return "invalid_blocks"
+        return None
+    if e.get("type") == "static_select":
+        options = e.get("options")
+        if not _plain(e.get("placeholder"), 150) or not isinstance(options, list) or not 1 <= len(options) <= 100:
+            return "invalid_blocks"
+        values = [o.get("value") for o in options if isinstance(o, dict)]
+        if len(values) != len(options) or len(set(values)) != len(values):
+            return "invalid_blocks"
+        if any(not _plain(o.get("text"), 75) or not 1 <= len(str(o.get("value") or "")) <= 150 for o in options):
+            return "invalid_blocks"
+        return None
+    return "invalid_blocks"
+
+
+def check_view(view: Any) -> str | None:
+    """The error Slack would give ``views.publish`` for ``view`` (None when accepted): a JSON
+    object of ``type`` ``home`` with 1-100 ``blocks`` (header, section, context, divider,
+    actions; block ids unique, at most 255), section text 1-3,000 chars, a section
+    ``accessory`` a valid element, ``private_metadata`` at most 3,000 and ``callback_id`` at most
+    255 chars (Slack: ``invalid_arguments``)."""
+    if isinstance(view, str):
+        try:
+            view = json.loads(view)
+        except ValueError:
+            return "invalid_arguments"
+    if not isinstance(view, dict) or view.get("type") != "home":
+        return "invalid_arguments"
+    blocks = view.get("blocks")
+    if not isinstance(blocks, list) or not 1 <= len(blocks) <= 100:
+        return "invalid_arguments"
+    if len(str(view.get("private_metadata", ""))) > 3000 or len(str(view.get("callback_id", ""))) > 255:
+        return "invalid_arguments"
+    ids = [b.get("block_id") for b in blocks if isinstance(b, dict) and b.get("block_id")]
+    if len(set(ids)) != len(ids) or any(len(str(i)) > 255 for i in ids):
+        return "invalid_arguments"
+    for b in blocks:
+        if not isinstance(b, dict):
+            return "invalid_arguments"
+        if b.get("type") == "section":
+            if "accessory" in b and check_element(b["accessory"]):
+                return "invalid_arguments"
+            b = {k: v for k, v in b.items() if k != "accessory"}
+        if check_message({"text": "view", "blocks": [b]}) is not None:
+            return "invalid_arguments"
+    return None
+
+
 @dataclass
 class FakeSlack(LoopbackServer):
     """The fake Slack. Use as a context manager; :attr:`base_url` is the Web API base for ``WebClient``."""
@@ -117,6 +183,8 @@ class FakeSlack(LoopbackServer):
     posts: list[dict[str, Any]] = field(default_factory=list)
     calls: list[tuple[str, dict[str, Any], str | None]] = field(default_factory=list)
     responses: list[dict[str, Any]] = field(default_factory=list)
+    views: list[dict[str, Any]] = field(default_factory=list)
+    """Home views published (``views.publish``): ``{"user_id", "view"}``, in order."""
     files: list[dict[str, Any]] = field(default_factory=list)
     """Files shared by ``files.completeUploadExternal``: id, title, channel, thread_ts, filename, data."""
     _uploads: dict[str, dict[str, Any]] = field(default_factory=dict)
@@ -297,6 +365,29 @@ class FakeSlack(LoopbackServer):
                     "thread_ts": args.get("thread_ts"), "metadata": meta}
             self.posts.append(post)
         return None, {"channel": channel, "ts": ts, "message": {"text": args.get("text"), "ts": ts}}
+
+    def _m_views_publish(self, args: dict[str, Any]) -> tuple[str | None, dict[str, Any]]:
+        user = str(args.get("user_id") or "")
+        if not user:
+            return "invalid_arguments", {}
+        if user.startswith("U_MISSING"):
+            return "user_not_found", {}
+        view = args.get("view")
+        error = check_view(view)
+        if error:
+            return error, {}
+        if isinstance(view, str):
+            view = json.loads(view)
+        with self._lock:
+            self.views.append({"user_id": user, "view": view})
+            n = len(self.views)
+        return None, {"view": {"id": f"V{n:04d}", "type": "home", **view}}
+
+    def home_of(self, user: str) -> dict[str, Any] | None:
+        """The last home view published for ``user`` (None: none)."""
+        with self._lock:
+            mine = [v["view"] for v in self.views if v["user_id"] == user]
+        return mine[-1] if mine else None
 
     def _m_conversations_replies(self, args: dict[str, Any]) -> tuple[str | None, dict[str, Any]]:
         channel = str(args.get("channel") or "")

@@ -126,7 +126,7 @@ def test_card_action_callback_answers_with_a_toast_then_a_reply(bot, feishu):
                "header": {"event_id": "ev_card1", "token": FEISHU_TOKEN, "event_type": "card.action.trigger",
                           "tenant_key": "tenant_T", "app_id": "cli_app_test", "create_time": "1"},
                "event": {"operator": {"open_id": "ou_ALICE", "tenant_key": "tenant_T"}, "token": "c-1",
-                         "action": {"tag": "button", "value": {"action": "query", "value": "top PRs"}},
+                         "action": {"tag": "button", "value": {"action": "top_prs", "value": '{"week":"2026-W20"}'}},
                          "context": {"open_message_id": "om_CARD", "open_chat_id": "oc_GROUP"}}}
     r = send(bot, payload, path="/feishu/card")
     assert r.status == 200 and r.seconds < 3.0

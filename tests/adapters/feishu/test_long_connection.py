@@ -85,7 +85,7 @@ def test_card_callback_answers_a_toast_in_the_ack_then_replies(bot, feishu):
     ev = {"schema": "2.0", "header": {"event_id": "ev_card1", "event_type": "card.action.trigger", "token": "",
                                       "create_time": "1718000000000", "tenant_key": "tenant_T", "app_id": feishu.app_id},
           "event": {"operator": {"open_id": "ou_ALICE", "tenant_key": "tenant_T"},
-                    "action": {"tag": "button", "value": {"action": "query", "value": "risks 2026-W20"}},
+                    "action": {"tag": "button", "value": {"action": "risks", "value": '{"week":"2026-W20"}'}},
                     "context": {"open_message_id": "om_CARD", "open_chat_id": "oc_GROUP"}}}
     mid = feishu.deliver(ev)
     assert feishu.wait_for(lambda: feishu.acks_of(mid))

@@ -70,7 +70,7 @@ def test_manifest_is_valid_yaml_naming_every_scope():
     assert set(m["oauth_config"]["scopes"]["bot"]) == needed
     assert m["settings"]["socket_mode_enabled"] is True and m["settings"]["interactivity"] == {"is_enabled": True}
     assert "request_url" not in m["settings"]["event_subscriptions"] and "url" not in m["features"]["slash_commands"][0]
-    assert m["settings"]["event_subscriptions"]["bot_events"] == ["app_mention", "message.channels", "message.groups", "message.im"]
+    assert m["settings"]["event_subscriptions"]["bot_events"] == ["app_home_opened", "app_mention", "message.channels", "message.groups", "message.im"]
     assert "connections:write" in text and app_token_scopes() == ["connections:write"]
 
 

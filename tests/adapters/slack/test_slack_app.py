@@ -167,12 +167,13 @@ def test_slash_command_answers_through_response_url(bot, slack):
     assert "风险" in slack.responses[0]["blocks"][0]["text"]["text"]
 
 
-def test_block_actions_query_button_answers_in_thread(bot, slack):
+def test_block_actions_button_answers_in_thread(bot, slack):
     payload = {"type": "block_actions", "team": {"id": "T_TEST"}, "user": {"id": "U_ALICE"},
                "channel": {"id": "C_DIGEST"}, "container": {"type": "message", "message_ts": "1718000100.000100",
                                                              "channel_id": "C_DIGEST"},
                "message": {"ts": "1718000100.000100"}, "trigger_id": "t",
-               "actions": [{"action_id": "query-0-0", "value": "top PRs", "action_ts": "1718000101.1", "type": "button"}]}
+               "actions": [{"action_id": "top_prs-0-0", "value": '{"week":"2026-W20"}', "action_ts": "1718000101.1",
+                            "type": "button"}]}
     link = dict(payload, actions=[{"action_id": "open_report-3-0", "action_ts": "1718000102.1", "type": "button",
                                    "url": "https://prhub.example.com/x"}])
     for p in (payload, link):
@@ -181,6 +182,7 @@ def test_block_actions_query_button_answers_in_thread(bot, slack):
         assert r.status == 200 and r.seconds < 3.0
     bot.settle()
     assert len(slack.posts) == 1 and slack.posts[0]["thread_ts"] == "1718000100.000100"
+    assert "2026-W20" in slack.posts[0]["blocks"][0]["text"]["text"]
 
 
 def test_answers_in_one_day_later_week_say_so(tmp_path, slack, clock, provider):

@@ -148,6 +148,26 @@ def test_slash_command_over_socket_mode_answers_through_response_url(replicas, s
     assert "42202" in json.dumps(slack.responses[0])
 
 
+def test_a_button_over_socket_mode_is_acked_and_answered_in_the_thread_once(replicas, slack):
+    replicas(2)
+    payload = {"type": "block_actions", "team": {"id": "T_TEST"}, "user": {"id": "U_ALICE"}, "trigger_id": "t",
+               "channel": {"id": "C_DIGEST"}, "message": {"ts": "1718000500.000100"},
+               "container": {"type": "message", "message_ts": "1718000500.000100", "channel_id": "C_DIGEST"},
+               "actions": [{"action_id": "risks-2-0", "type": "button", "value": '{"week":"2026-W19"}',
+                            "action_ts": "1718000501.1"}]}
+    first = slack.deliver(payload, type="interactive")
+    again = slack.deliver(payload, type="interactive")  # the same press on the other replica
+    assert slack.wait_for(lambda: slack.acked(first) and slack.acked(again))
+    assert slack.wait_for(lambda: len(slack.posts) >= 1)
+    home = {"type": "app_home_opened", "user": "U_ALICE", "channel": "D_HOME", "tab": "home", "event_ts": "1.1"}
+    slack.deliver({"token": "x", "team_id": "T_TEST", "api_app_id": "A_APP", "type": "event_callback",
+                   "event_id": "Ev900", "event_time": 1718000000, "event": home})
+    assert slack.wait_for(lambda: len(slack.views) == 1)
+    (reply,) = slack.posts
+    assert reply["thread_ts"] == "1718000500.000100" and "No merged PRs found for 2026-W19" in json.dumps(reply["blocks"])
+    assert slack.views[0]["view"]["type"] == "home"
+
+
 def test_a_bot_token_in_slack_app_token_is_refused_in_one_line(tmp_path, slack, provider):
     with pytest.raises(SettingsError) as exc:
         Replica(f"sqlite:///{tmp_path / 'x.db'}", slack, provider, slack_app_token=slack.token)

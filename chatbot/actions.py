@@ -1,0 +1,197 @@
+"""Card buttons and what pressing one does, platform-free.
+
+A button that is not a link carries an :class:`chatbot.cards.Action` ``(id, value)``. The ``value``
+is a compact JSON object written here (:func:`encode`: repository, ISO week, module, language);
+it comes back from the platform **untrusted**, so :func:`query_of` validates it (known action id,
+an ISO week between 1970 and the current week, a module of the repository's rules, a known
+language) and turns a bad one into one line of text, never an exception.
+
+The action registry :data:`ACTIONS` routes the chat actions to the intents (one line each): a
+button asks exactly what a typed message would, so its answer is the same card (with its own
+buttons). Actions that change something outside chat (``approve`` / ``skip`` of the weekly post)
+are handlers the wiring adds (:class:`chatbot.inbound.ChatService` ``handlers``).
+
+Buttons per answer (:func:`decorate`)::
+
+    summary, top PRs     More risks · ◀ Previous week · Next week ▶   (+ Full report when public)
+    risks                ◀ Previous week · Next week ▶
+    module               Subscribe to this module · ◀ · ▶
+    the weekly post      More risks · ◀ Previous week  (:func:`digest_buttons`; the next week has not ended)
+
+"Next week" is shown only for a week before the current one.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from chatbot.cards import Action, Actions, Block, Button, Card, message_card
+from chatbot.i18n import tr
+from chatbot.intent import QueryBase
+from chatbot.intents.module import ModuleQuery
+from chatbot.intents.risks import RisksQuery
+from chatbot.intents.subscriptions import SubscribeQuery, UnsubscribeQuery
+from chatbot.intents.summary import SummaryQuery
+from chatbot.intents.top_prs import TopPRsQuery
+from chatbot.models import Digest
+from chatbot.module_names import ModuleIndex
+from chatbot.weeks import IsoWeek
+
+_WEEK = re.compile(r"^[0-9]{4}-W[0-9]{2}$")
+
+
+class ActionValue(BaseModel):
+    """The argument of a chat button (what :func:`encode` writes into ``Action.value``).
+
+    Attributes:
+        repo: ``owner/name`` the card is about (``""``: the conversation's repository).
+        week: ISO week ``2026-W19`` (``""``: none).
+        module: module id (``""``: none).
+        lang: the card's language (``en``/``zh``); the answer is written in it.
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    repo: str = Field(default="", max_length=140)
+    week: str = Field(default="", max_length=8)
+    module: str = Field(default="", max_length=100)
+    lang: Literal["en", "zh"] = "en"
+
+
+def lang_of(lang: str) -> Literal["en", "zh"]:
+    """``zh`` for ``zh``, else ``en`` (the languages a button's answer can be written in)."""
+    return "zh" if lang == "zh" else "en"
+
+
+def encode(value: ActionValue) -> str:
+    """``value`` as compact JSON (keys sorted, defaults left out): same value, same bytes."""
+    return json.dumps(value.model_dump(exclude_defaults=True), sort_keys=True, separators=(",", ":"),
+                      ensure_ascii=False)
+
+
+def decode(raw: str) -> ActionValue | None:
+    """The :class:`ActionValue` in an untrusted ``Action.value``; None when it is not one."""
+    try:
+        data = json.loads(raw) if raw else {}
+        return ActionValue.model_validate(data) if isinstance(data, dict) else None
+    except (ValueError, ValidationError, RecursionError):
+        return None
+
+
+def _week_query(cls: Callable[..., QueryBase]) -> Callable[[ActionValue], QueryBase]:
+    return lambda v: cls(lang=v.lang, week=v.week or "current")
+
+
+ACTIONS: Mapping[str, Callable[[ActionValue], QueryBase]] = {
+    "risks": _week_query(RisksQuery),
+    "summary": _week_query(SummaryQuery),
+    "top_prs": _week_query(TopPRsQuery),
+    "module": lambda v: ModuleQuery(lang=v.lang, week=v.week or "current", module=v.module or None, asked=v.module),
+    "subscribe": lambda v: SubscribeQuery(lang=v.lang, module=v.module or None, asked=v.module),
+    "unsubscribe": lambda v: UnsubscribeQuery(lang=v.lang, module=v.module or None, asked=v.module),
+}
+"""The chat actions: action id -> the query a press asks (answered by that intent)."""
+
+_NEEDS_MODULE = frozenset({"module", "subscribe", "unsubscribe"})
+
+
+def problem_card(lang: str, key: str) -> Card:
+    """The one-line answer to a button that cannot be honoured (catalog ``card.action.<key>``)."""
+    lg = lang if lang in ("en", "zh") else "en"
+    return message_card(tr(lg, "card.action.header"), [tr(lg, f"card.action.{key}")], lang=lg, role="action_problem")
+
+
+def query_of(action: Action, value: ActionValue, *, modules: ModuleIndex, current: IsoWeek) -> QueryBase | Card:
+    """The query a chat button asks, or the one-line card saying why it cannot be asked.
+
+    Checks: the id is in :data:`ACTIONS` (``unknown``); ``week`` is an
+    ISO week from 1970 up to ``current`` (``bad_week``); ``module`` is one of ``modules``
+    (``bad_module``, also when an action that needs one has none).
+    """
+    make = ACTIONS.get(action.id)
+    if make is None:
+        return problem_card(value.lang, "unknown")
+    if value.week:
+        try:
+            if not _WEEK.match(value.week) or IsoWeek.parse(value.week) > current:
+                return problem_card(value.lang, "bad_week")
+        except Exception:  # noqa: BLE001 - InputError: a week that does not exist
+            return problem_card(value.lang, "bad_week")
+    if (action.id in _NEEDS_MODULE or value.module) and value.module not in modules.ids:
+        return problem_card(value.lang, "bad_module")
+    return make(value)
+
+
+# --------------------------------------------------------------------------------------------
+# Buttons on cards
+# --------------------------------------------------------------------------------------------
+
+
+def button(lang: str, label_key: str, action_id: str, value: ActionValue, **fmt: Any) -> Button:
+    """A chat button: label from the catalog, ``Action(action_id, encode(value))``."""
+    return Button(label=tr(lang, label_key, **fmt), action=Action(id=action_id, value=encode(value)))
+
+
+def week_buttons(lang: str, action_id: str, repo: str, week: IsoWeek, *, current: IsoWeek | None,
+                 module: str = "") -> list[Button]:
+    """◀ Previous week, and Next week ▶ when ``week`` is before ``current`` (None: never)."""
+    out = [button(lang, "card.button.prev_week", action_id,
+                  ActionValue(repo=repo, week=str(week.previous()), module=module, lang=lang_of(lang)))]
+    if current is not None and week < current:
+        out.append(button(lang, "card.button.next_week", action_id,
+                          ActionValue(repo=repo, week=str(week.next()), module=module, lang=lang_of(lang))))
+    return out
+
+
+def with_buttons(card: Card, buttons: Sequence[Button]) -> Card:
+    """``card`` with ``buttons`` first in its trailing row of buttons (a new row when it has none)."""
+    if not buttons:
+        return card
+    blocks: list[Block] = list(card.blocks)
+    if blocks and isinstance(blocks[-1], Actions):
+        last = blocks.pop()
+        assert isinstance(last, Actions)
+        row = Actions(buttons=(*buttons, *last.buttons))
+    else:
+        row = Actions(buttons=tuple(buttons))
+    return card.model_copy(update={"blocks": (*blocks, row)})
+
+
+def digest_buttons(card: Card, digest: Digest) -> Card:
+    """Part 1 of the weekly post with More risks and ◀ Previous week (before Full report)."""
+    week = IsoWeek.parse(digest.week)
+    lang = digest.lang
+    more = button(lang, "card.button.more_risks", "risks", ActionValue(repo=digest.repo, week=digest.week, lang=lang_of(lang)))
+    return with_buttons(card, [more, *week_buttons(lang, "summary", digest.repo, week, current=None)])
+
+
+def decorate(card: Card, query: QueryBase, *, repo: str, shown: IsoWeek | None, current: IsoWeek) -> Card:
+    """The buttons of a chat answer (see the module docstring); other answers are returned as they are.
+
+    Args:
+        card: the intent's answer to ``query``.
+        repo: the repository answered about.
+        shown: the week the answer shows (None: the answer shows no week).
+        current: the current ISO week (no "Next week" from it).
+    """
+    if shown is None:
+        return card
+    lang = card.lang
+    buttons: list[Button] = []
+    module = ""
+    if isinstance(query, ModuleQuery):
+        if query.module is None:
+            return card
+        module = query.module
+        buttons.append(button(lang, "card.button.subscribe", "subscribe", ActionValue(repo=repo, module=module, lang=lang_of(lang))))
+    elif isinstance(query, (SummaryQuery, TopPRsQuery)):
+        buttons.append(button(lang, "card.button.more_risks", "risks", ActionValue(repo=repo, week=str(shown), lang=lang_of(lang))))
+    elif not isinstance(query, RisksQuery):
+        return card
+    buttons += week_buttons(lang, query.intent, repo, shown, current=current, module=module)
+    return with_buttons(card, buttons)
