@@ -7,7 +7,9 @@ language-neutral), writes the digest in each language asked for (:func:`chatbot.
 and passes it through the one optional :data:`DigestStep` between analysis and rendering (where a
 summariser goes). Analyses are cached per (repository, week, source version) — one analysis per
 repository-week however many languages are posted — and, with a ``ttl``, for that many seconds of
-the injected clock.
+the injected clock. One build per cache key at a time (single flight): concurrent misses of the same
+repository-week wait for the one build and share it (issue 9, failure 5: a busy channel rebuilt
+the same digest in every listener); other keys build meanwhile.
 """
 
 from __future__ import annotations
@@ -66,6 +68,7 @@ class DigestService:
         self._risks = risks
         self._cache: OrderedDict[tuple[str, str, str], tuple[datetime | None, WeekAnalysis]] = OrderedDict()
         self._lock = threading.Lock()
+        self._building: dict[tuple[str, str, str], threading.Lock] = {}
         self.analyses_built = 0
         """How many analyses were built (cache misses), for tests and metrics."""
 
@@ -77,27 +80,46 @@ class DigestService:
         """The zone of ``repo``'s week windows."""
         return self._tz_for(repo)
 
-    def analysis(self, repo: str, week: IsoWeek) -> WeekAnalysis:
-        """The language-neutral analysis of ``repo``'s ``week`` (cached).
-
-        Raises:
-            chatbot.errors.PrhubError: the source cannot answer, or a bad zone or rules.
-        """
-        key = (repo, str(week), self._version(repo) if self._version else "")
-        now = self._clock.now() if self._clock is not None and self._ttl is not None else None
+    def _cached(self, key: tuple[str, str, str], now: datetime | None) -> WeekAnalysis | None:
         with self._lock:
             hit = self._cache.get(key)
             if hit is not None and (now is None or hit[0] is None or (now - hit[0]).total_seconds() < (self._ttl or 0)):
                 self._cache.move_to_end(key)
                 return hit[1]
-        wa = analyze_week(self._prs(repo, week), repo=repo, week=week, rules=self._rules_for(repo),
-                          tz=self._tz_for(repo), risks=self._risks)
+        return None
+
+    def analysis(self, repo: str, week: IsoWeek) -> WeekAnalysis:
+        """The language-neutral analysis of ``repo``'s ``week`` (cached; built once however many
+        threads ask at the same time: the others wait for it).
+
+        Raises:
+            chatbot.errors.PrhubError: the source cannot answer, or a bad zone or rules (a waiting
+                caller then tries the build itself).
+        """
+        key = (repo, str(week), self._version(repo) if self._version else "")
+        now = self._clock.now() if self._clock is not None and self._ttl is not None else None
+        hit = self._cached(key, now)
+        if hit is not None:
+            return hit
         with self._lock:
-            self.analyses_built += 1
-            self._cache[key] = (now, wa)
-            self._cache.move_to_end(key)
-            while len(self._cache) > self._size:
-                self._cache.popitem(last=False)
+            flight = self._building.setdefault(key, threading.Lock())
+        with flight:
+            hit = self._cached(key, now)  # built by the flight this caller waited for
+            if hit is not None:
+                return hit
+            try:
+                wa = analyze_week(self._prs(repo, week), repo=repo, week=week, rules=self._rules_for(repo),
+                                  tz=self._tz_for(repo), risks=self._risks)
+                with self._lock:
+                    self.analyses_built += 1
+                    self._cache[key] = (now, wa)
+                    self._cache.move_to_end(key)
+                    while len(self._cache) > self._size:
+                        self._cache.popitem(last=False)
+            finally:
+                with self._lock:
+                    if self._building.get(key) is flight:
+                        del self._building[key]
         return wa
 
     def digest(self, repo: str, week: IsoWeek, lang: str = "en", *, generated_at: datetime | None = None,

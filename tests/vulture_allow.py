@@ -102,3 +102,4 @@ _._m_conversations_info  # unused method (tests/fakes/slack_socket.py) -- dispat
 why  # unused variable (adapters/slack/manifest.py) -- SlackMethod: why prhub calls the method, for readers of the table
 _pragmas  # unused function (adapters/storage/store.py) -- a SQLAlchemy 'connect' event listener
 pytest_plugins  # unused variable (tests/conftest.py:14): pytest reads it
+_._perform_urllib_http_request_internal  # unused method (adapters/slack/delivery.py) -- slack_sdk calls it: the one HTTP exchange of a WebClient

@@ -64,12 +64,16 @@ class SlackChat:
     Args:
         chat: the chat pipeline (filter, de-dup, route, answer, catch-all).
         bot_ids: ids of the bot besides those bolt learns from ``auth.test`` (tests, Socket Mode).
+        client: the app's one keep-alive ``WebClient`` (:func:`adapters.slack.delivery.web_client`)
+            that answers are posted with; bolt hands each listener a new plain ``WebClient`` per
+            request (a new TCP connection per ``chat.postMessage``), used only without it.
     """
 
-    def __init__(self, *, chat: ChatService, bot_ids: Collection[str] = ()) -> None:
+    def __init__(self, *, chat: ChatService, bot_ids: Collection[str] = (), client: WebClient | None = None) -> None:
         self.chat = chat
         self.bot_ids = frozenset(bot_ids)
         self.home: SlackHome | None = SlackHome(chat, platform=PLATFORM)
+        self.client = client
 
     # -- helpers -------------------------------------------------------------------------------
 
@@ -82,6 +86,7 @@ class SlackChat:
 
     def _post(self, client: WebClient, channel: str, thread_ts: str | None, card: Card, where: str) -> None:
         """Post the card (``chat.postMessage``, possibly several messages) in the thread."""
+        client = self.client or client
         first = thread_ts
         for msg in card_to_messages([card]):
             kwargs: dict[str, Any] = {"channel": channel, "text": msg["text"], "blocks": msg["blocks"],
@@ -204,7 +209,7 @@ def create_slack_app(*, bot_token: str, signing_secret: str, chat: ChatService, 
     extra: dict[str, Any] = {"listener_executor": listener_executor} if listener_executor is not None else {}
     app = App(token=bot_token, signing_secret=signing_secret, client=web, process_before_response=False,
               logger=logging.getLogger("adapters.slack.bolt"), token_verification_enabled=False, **extra)
-    listeners = SlackChat(chat=chat, bot_ids=bot_ids)
+    listeners = SlackChat(chat=chat, bot_ids=bot_ids, client=web)
     app.use(listeners.claim_before_ack)
     app.event("app_mention")(listeners.on_app_mention)
     app.event("message")(listeners.on_message)

@@ -18,11 +18,12 @@ from __future__ import annotations
 import logging
 import socket
 import urllib.error
+from urllib.request import Request
 from datetime import datetime, timedelta
 from typing import Any
 
 from slack_sdk import WebClient
-from slack_sdk.errors import SlackApiError, SlackClientError
+from slack_sdk.errors import SlackApiError, SlackClientError, SlackRequestError
 
 from adapters.slack.blocks import card_to_messages
 from chatbot.cards import Card
@@ -41,11 +42,61 @@ PERMANENT_ERRORS = frozenset({
 })
 
 
+class KeepAliveWebClient(WebClient):
+    """slack_sdk's ``WebClient`` with its Web API calls on one keep-alive connection pool.
+
+    slack_sdk's synchronous client sends each call with ``urllib.request.urlopen``, which opens a
+    new TCP (and TLS) connection per call and closes it after the answer (issue 9, failure 5:
+    every ``chat.postMessage`` paid a handshake). The SDK offers no transport option for this, so
+    the one method that performs the HTTP exchange (``_perform_urllib_http_request_internal``,
+    given the URL and the ready ``urllib.request.Request``) is sent through a ``urllib3``
+    ``PoolManager`` instead: connections are reused across calls and threads, at most
+    ``pool_size`` kept open per host. Everything else (headers, body encoding, retry handlers,
+    ``SlackResponse`` validation, HTTP 429 ``Retry-After``) stays the SDK's. A proxy from the
+    client or the environment (``HTTPS_PROXY``) is honoured. Network failures surface as
+    ``urllib.error.URLError`` and timeouts as ``TimeoutError``, as with urllib.
+
+    Args:
+        pool_size: connections kept alive per host (more are opened when more threads call at
+            once, and closed after their call).
+        everything else: ``WebClient``'s.
+    """
+
+    def __init__(self, *args: Any, pool_size: int = 8, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        import urllib3
+
+        opts: dict[str, Any] = {"num_pools": 4, "maxsize": pool_size, "retries": False, "ssl_context": self.ssl}
+        self._pool = urllib3.ProxyManager(self.proxy, **opts) if self.proxy else urllib3.PoolManager(**opts)
+
+    def _perform_urllib_http_request_internal(self, url: str, req: Request) -> dict[str, Any]:
+        import urllib3
+
+        if not url.lower().startswith(("http://", "https://")):
+            raise SlackRequestError(f"Invalid URL detected: {url}")
+        try:
+            resp = self._pool.request(req.get_method(), url, body=req.data, headers=dict(req.header_items()),
+                                      timeout=self.timeout, redirect=False, retries=False)
+        except urllib3.exceptions.TimeoutError as exc:
+            raise TimeoutError(f"{url}: {type(exc).__name__}") from None
+        except urllib3.exceptions.HTTPError as exc:
+            raise urllib.error.URLError(type(exc).__name__) from None
+        ctype = resp.headers.get("Content-Type", "")
+        charset = "utf-8"
+        for param in ctype.split(";")[1:]:
+            k, _, v = param.strip().partition("=")
+            if k.lower() == "charset" and v:
+                charset = v.strip('"')
+        body: str | bytes = resp.data if ctype.startswith("application/gzip") else resp.data.decode(charset, "replace")
+        return {"status": resp.status, "headers": resp.headers, "body": body}
+
+
 def web_client(token: str, *, base_url: str | None = None, timeout: int = 15) -> WebClient:
-    """A ``WebClient`` for ``token`` at ``base_url`` (default ``https://slack.com/api/``), without
-    automatic retries (a retried ``chat.postMessage`` could post twice)."""
+    """A :class:`KeepAliveWebClient` for ``token`` at ``base_url`` (default
+    ``https://slack.com/api/``), without automatic retries (a retried ``chat.postMessage`` could
+    post twice)."""
     url = (base_url or "https://slack.com/api/").rstrip("/") + "/"
-    return WebClient(token=token, base_url=url, timeout=timeout, retry_handlers=[])
+    return KeepAliveWebClient(token=token, base_url=url, timeout=timeout, retry_handlers=[])
 
 
 def _header(headers: Any, name: str) -> str | None:

@@ -136,3 +136,17 @@ def test_as_many_senders_as_the_reply_queue_are_all_answered_and_waitress_warns_
         server.close()
         runner.join(10)
         assert not runner.is_alive()
+
+
+def test_ten_answers_are_posted_over_one_kept_alive_connection(bot):
+    """bolt hands each listener a new plain WebClient (urllib: a TCP connection per chat.postMessage);
+    answers go through the app's one keep-alive client instead."""
+    slack = bot.extra["slack"]
+    for i in range(10):
+        body = slack_event({**MENTION, "ts": f"1718000000.{i:06d}"}, event_id=f"Ev_ka{i}")
+        assert post(bot.server.url + "/slack/events", body, slack_headers(body)).status == 200
+        assert slack.wait_for(lambda: len(slack.posts) == i + 1, timeout=10)
+    posting = slack.tcp_connections - 1  # bolt's own auth.test (once, for the bot's ids) uses its per-request client
+    # the fake records a post before it answers, so the next post may start while the previous
+    # one still reads its answer: two pooled connections at most (one per post before)
+    assert 1 <= posting <= 2, slack.tcp_connections

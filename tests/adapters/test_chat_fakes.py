@@ -113,6 +113,30 @@ def test_slack_delivery_posts_with_metadata_and_finds_it(slack):
     assert slack.posts[-1]["channel"] == "D_ALICE" and dm.message_id
 
 
+def test_slack_client_keeps_one_connection_alive_for_ten_posts():
+    """slack_sdk's urllib transport opened one TCP connection per call (ten posts: ten connections)."""
+    with FakeSlack() as fake:
+        d = SlackDelivery(web_client(fake.token, base_url=fake.base_url))
+        card = message_card("Digest", ["x"], lang="en")
+        for i in range(10):
+            d.send(Destination(platform="slack", target="C_KA"), card, thread=None, delivery_key=f"ka{i}")
+        fake.rate_limit("chat.postMessage", 3)  # a 429 answer keeps the connection too
+        with pytest.raises(DeliveryError) as exc:
+            d.send(Destination(platform="slack", target="C_KA"), card, thread=None, delivery_key="ka-rl")
+        assert (exc.value.reason, exc.value.retry_after) == ("ratelimited", 3.0)
+        assert len(fake.posts_to("C_KA")) == 10 and fake.tcp_connections == 1
+
+
+def test_slack_client_reports_an_unreachable_slack_as_a_network_error():
+    with FakeSlack() as fake:
+        url = fake.base_url
+    d = SlackDelivery(web_client("xoxb-x", base_url=url))  # the fake has stopped: connection refused
+    with pytest.raises(DeliveryError) as exc:
+        d.send(Destination(platform="slack", target="C_X"), message_card("D", ["x"], lang="en"), thread=None,
+               delivery_key="k")
+    assert exc.value.reason == "network" and not exc.value.permanent
+
+
 def test_slack_delivery_maps_429_and_permanent_errors(slack):
     d = SlackDelivery(web_client(slack.token, base_url=slack.base_url))
     card = message_card("Digest", ["x"], lang="en")
@@ -183,6 +207,17 @@ def test_feishu_delivery_wrong_secret_is_permanent_and_secret_free():
             d.send(Destination(platform="feishu", target="oc_X"), message_card("h", ["x"], lang="en"), thread=None,
                    delivery_key="k")
         assert exc.value.permanent and "not-the-secret" not in exc.value.user_message
+
+
+def test_feishu_client_keeps_one_connection_alive_for_ten_sends():
+    """The tenant-token fetch and ten sends share one kept-alive connection (lark-oapi's transport
+    called requests.request per call: eleven connections)."""
+    with FakeFeishu() as fake:
+        d = FeishuDelivery(lark_client(fake.app_id, fake.app_secret, domain=fake.url))
+        card = message_card("Digest", ["x"], lang="en")
+        for i in range(10):
+            d.send(Destination(platform="feishu", target="oc_KA"), card, thread=None, delivery_key=f"ka{i}")
+        assert len([m for m in fake.messages if m["target"] == "oc_KA"]) == 10 and fake.tcp_connections == 1
 
 
 def test_feishu_delivery_uuid_dedup_threads_and_throttling(feishu):

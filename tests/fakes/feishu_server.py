@@ -112,7 +112,10 @@ def check_card(content: Any) -> tuple[int, str] | None:
 
 @dataclass
 class FakeFeishu(LoopbackServer):
-    """The fake Feishu. Use as a context manager; :attr:`url` is the lark ``domain``."""
+    """The fake Feishu. Use as a context manager; :attr:`url` is the lark ``domain``.
+    HTTP/1.1 with keep-alive; :attr:`tcp_connections` counts the TCP connections accepted."""
+
+    _http11 = True
 
     app_id: str = "cli_test"
     app_secret: str = "feishu-test-secret"

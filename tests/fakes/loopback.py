@@ -8,6 +8,9 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Self
 
 
+_count_lock = threading.Lock()
+
+
 class LoopbackServer:
     """Mixin for fake servers: ``start``/``stop``, context manager, ``port`` and ``url``.
 
@@ -17,6 +20,8 @@ class LoopbackServer:
 
     _server: ThreadingHTTPServer | None = None
     _http11: bool = False
+    tcp_connections: int = 0
+    """TCP connections accepted so far (keep-alive clients reuse one)."""
 
     def _dispatch(self, handler: BaseHTTPRequestHandler, method: str) -> None:
         """Answer one request (``method`` is ``GET`` or ``POST``)."""
@@ -30,6 +35,11 @@ class LoopbackServer:
             if fake._http11:
                 protocol_version = "HTTP/1.1"
                 disable_nagle_algorithm = True
+
+            def setup(self) -> None:
+                super().setup()
+                with _count_lock:
+                    fake.tcp_connections += 1
 
             def log_message(self, *_: Any) -> None:
                 pass

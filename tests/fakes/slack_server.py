@@ -174,7 +174,10 @@ def check_view(view: Any) -> str | None:
 
 @dataclass
 class FakeSlack(LoopbackServer):
-    """The fake Slack. Use as a context manager; :attr:`base_url` is the Web API base for ``WebClient``."""
+    """The fake Slack. Use as a context manager; :attr:`base_url` is the Web API base for ``WebClient``.
+    HTTP/1.1 with keep-alive, as Slack; :attr:`tcp_connections` counts the TCP connections accepted."""
+
+    _http11 = True
 
     token: str = "xoxb-test-token"
     team_id: str = "T_TEST"

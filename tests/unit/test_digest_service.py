@@ -97,3 +97,54 @@ def test_chat_window_digests_read_the_store_once_for_both_languages(prs, vllm_ru
     assert reads == [(datetime(2026, 5, 4, tzinfo=timezone.utc), datetime(2026, 5, 18, tzinfo=timezone.utc))]
     assert (en.total_prs, zh.total_prs, seen) == (217, 217, ["en", "zh"])
     assert en.generated_at == clock.t
+
+
+def test_concurrent_misses_of_one_week_build_once_and_other_weeks_build_meanwhile(prs, vllm_rules):
+    """Single flight: eight listeners missing the cache for 2026-W20 at once read the source and
+    analyse once (before: eight builds); a miss of another week is not held up behind it."""
+    import threading
+    import time
+
+    calls: list = []
+    w19_asked = threading.Event()
+
+    def source(repo, week):
+        calls.append(str(week))
+        if str(week) == "2026-W20":
+            assert w19_asked.wait(10)  # W19's build runs while W20's is in flight
+            time.sleep(0.2)  # the other seven arrive while this build is in flight
+        else:
+            w19_asked.set()
+        return prs
+
+    svc = DigestService(source, rules_for=lambda repo: vllm_rules, tz_for=lambda repo: "UTC")
+    start = threading.Barrier(9)
+    results: list = []
+
+    def ask(week):
+        start.wait()
+        results.append(svc.digest(REPO, week, "en").total_prs)
+
+    threads = [threading.Thread(target=ask, args=(W20,)) for _ in range(8)]
+    threads.append(threading.Thread(target=ask, args=(IsoWeek.parse("2026-W19"),)))
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(30)
+    assert sorted(calls) == ["2026-W19", "2026-W20"] and svc.analyses_built == 2
+    assert results.count(217) == 8 and len(results) == 9
+
+
+def test_a_failed_build_is_tried_again_by_the_next_caller(prs, vllm_rules):
+    calls: list = []
+
+    def source(repo, week):
+        calls.append(1)
+        if len(calls) == 1:
+            raise RuntimeError("source down")
+        return prs
+
+    svc = DigestService(source, rules_for=lambda repo: vllm_rules, tz_for=lambda repo: "UTC")
+    with pytest.raises(RuntimeError):
+        svc.digest(REPO, W20, "en")
+    assert svc.digest(REPO, W20, "en").total_prs == 217 and len(calls) == 2 and svc._building == {}
