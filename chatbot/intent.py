@@ -100,6 +100,51 @@ def module_target(rest: str, index: ModuleIndex) -> tuple[str | None, str, tuple
     return module, name, candidates
 
 
+_AND = re.compile(r"\s*(?:,|、|，|;|；|&|\+|\band\b|\bor\b|以及|还有|和|与|及|跟|或)\s*")
+
+
+def module_targets(rest: str, index: ModuleIndex) -> tuple[tuple[str, ...], str, tuple[str, ...]]:
+    """``(module_ids, asked, candidates)`` for one or several modules named in ``rest``
+    ("moe and quantization", "注意力后端 moe", "moe 和 量化").
+
+    The whole name is tried first, exactly ("spec decode" is one module). Otherwise it is cut at
+    "and" / "和" / commas, and each piece is read left to right as the longest run of words that
+    names a module exactly (id, name, alias or unique prefix; by similarity only a single word).
+    When that leaves a word naming nothing, the whole name is matched as one module, by similarity
+    too (:func:`module_target`); ``module_ids`` is then empty when nothing fits, and ``asked`` /
+    ``candidates`` describe the piece that named nothing (the whole name when it is one piece).
+    """
+    _, asked, _ = module_target(rest, index)
+    exact, _ = index.resolve(asked, fuzzy=False)
+    if exact is not None:
+        return (exact,), asked, ()
+    pieces = [p for p in _AND.split(asked) if p]
+    found: list[str] = []
+    bad = ""
+    for piece in pieces:
+        words = piece.split()
+        i = 0
+        while i < len(words) and not bad:
+            for j in range(len(words), i, -1):
+                m, _ = index.resolve(" ".join(words[i:j]), fuzzy=j - i == 1)
+                if m is not None:
+                    found.append(m)
+                    i = j
+                    break
+            else:
+                bad = words[i] if len(words) > 1 or len(pieces) > 1 else piece
+        if bad:
+            break
+    if found and not bad:
+        return tuple(dict.fromkeys(found)), asked, ()
+    module, _, candidates = module_target(asked, index)
+    if module is not None:
+        return (module,), asked, ()
+    if len(pieces) > 1 or len(asked.split()) > 1:
+        return (), bad or asked, index.resolve(bad)[1] if bad else candidates
+    return (), asked, candidates
+
+
 @dataclass(frozen=True)
 class ParseInput:
     """One cleaned message as intents see it.

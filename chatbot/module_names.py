@@ -3,17 +3,28 @@
 Matching (see :meth:`ModuleIndex.resolve`): by id, display name or alias (case, spaces, ``-``/``_``
 ignored), then by unique prefix, then by :class:`difflib.SequenceMatcher` ratio >= 0.8; a name
 that fits several modules gives the candidates instead of a guess.
+
+Topics (the rules' ``topics:``, e.g. DeepSeek-V4, Kimi, Qwen3) are matched the same way by
+:meth:`ModuleIndex.topic` (id, name, Chinese name or alias; letters and digits only compared), and
+:meth:`ModuleIndex.topic_in` tells whether a PR title names a topic (its name or an alias as a
+whole word, as the storylines do).
 """
 
 from __future__ import annotations
 
 import difflib
+import re
 import unicodedata
 from collections.abc import Collection
 from functools import lru_cache
 
 from chatbot.i18n import LANGS
 from chatbot.rules import Rules, shipped_rules
+
+
+def squash(text: str) -> str:
+    """``text`` case folded (NFKC) with only its letters and digits: "DeepSeek V4" -> ``deepseekv4``."""
+    return "".join(ch for ch in unicodedata.normalize("NFKC", text).casefold() if ch.isalnum())
 
 
 def _name_key(text: str) -> str:
@@ -39,31 +50,54 @@ class ModuleIndex:
                 if k and (k, m.id) not in names:
                     names.append((k, m.id))
         self.names = tuple(names)
-        self._cache: dict[str, tuple[str | None, tuple[str, ...]]] = {}
+        self._topic_display = {t.id: {"en": t.name, "zh": t.zh or t.name} for t in rules.topics}
+        self._topic_keys: dict[str, str] = {}
+        self._topic_rx: dict[str, re.Pattern[str]] = {}
+        for t in rules.topics:
+            for n in (t.id, t.name, t.zh or "", *t.aliases):
+                if squash(n):
+                    self._topic_keys.setdefault(squash(n), t.id)
+            alts = "|".join(re.escape(a) for a in (t.name, *t.aliases))
+            self._topic_rx[t.id] = re.compile(rf"(?<![\w-])(?:{alts})(?![\w])", re.IGNORECASE)
+        self._cache: dict[tuple[str, bool], tuple[str | None, tuple[str, ...]]] = {}
 
     def display(self, module: str, lang: str) -> str:
         """The module's display name in ``lang`` (the id when unknown)."""
         return self._display.get(module, {}).get(lang, module)
 
+    def topic(self, name: str) -> str | None:
+        """The topic id ``name`` spells (id, name, Chinese name or alias, letters and digits compared), or None."""
+        return self._topic_keys.get(squash(name)) if squash(name) else None
+
+    def topic_display(self, topic: str, lang: str) -> str:
+        """The topic's display name in ``lang`` (the id when unknown)."""
+        return self._topic_display.get(topic, {}).get(lang, topic)
+
+    def topic_in(self, topic: str, title: str) -> bool:
+        """Whether ``title`` names ``topic`` (its name or an alias as a whole word, any case)."""
+        rx = self._topic_rx.get(topic)
+        return bool(rx and rx.search(title))
+
     def _ordered(self, ids: Collection[str]) -> tuple[str, ...]:
         return tuple(sorted(ids, key=lambda m: self.order.get(m, 0)))
 
-    def resolve(self, name: str) -> tuple[str | None, tuple[str, ...]]:
-        """Match a name typed in chat.
+    def resolve(self, name: str, *, fuzzy: bool = True) -> tuple[str | None, tuple[str, ...]]:
+        """Match a name typed in chat: by id, name or alias, then by unique prefix, then (``fuzzy``)
+        by similarity (ratio >= 0.8).
 
         Returns:
             ``(module_id, ())`` for one match; ``(None, candidates)`` when several modules fit
             (ids in rules order, at most 6); ``(None, ())`` when none does.
         """
         key = _name_key(name)
-        if key in self._cache:
-            return self._cache[key]
-        result = self._resolve(key)
+        if (key, fuzzy) in self._cache:
+            return self._cache[(key, fuzzy)]
+        result = self._resolve(key, fuzzy)
         if len(self._cache) < 4096:
-            self._cache[key] = result
+            self._cache[(key, fuzzy)] = result
         return result
 
-    def _resolve(self, key: str) -> tuple[str | None, tuple[str, ...]]:
+    def _resolve(self, key: str, fuzzy: bool) -> tuple[str | None, tuple[str, ...]]:
         if not key:
             return None, ()
         squeezed = key.replace(" ", "")
@@ -78,6 +112,8 @@ class ModuleIndex:
                 return next(iter(prefix)), ()
             if prefix:
                 return None, self._ordered(prefix)[:6]
+        if not fuzzy:
+            return None, ()
         best: dict[str, float] = {}
         for n, m in self.names:
             sm = difflib.SequenceMatcher(None, key, n)

@@ -1,7 +1,9 @@
 """Intent ``risk_tag``: the PRs of a week carrying one risk tag, asked by name with synonyms in
 English and Chinese ("what got reverted last week", "本周安全相关的 PR", "哪些 PR 删了测试"),
-optionally in one module ("rocm risks", "kv-connector 的回滚"). A module named with the bare word
-"risks" (and no tag) is the module's risks.
+optionally in one or several modules ("rocm risks", "kv-connector 和 ROCm 上周的风险"), in a topic
+of the rules ("DeepSeek V4 risks") or by an author ("risks by Michael Goin"). A module named with
+the bare word "risks" (and no tag) is the module's risks. Words that name no module, topic or
+author are never dropped: the answer says so and lists the modules.
 
 Tags and their words come from :data:`TAG_WORDS` (first match wins: "tests removed" before
 "missing tests"); the tag ids are the analysis's (:mod:`chatbot.risks`).
@@ -15,7 +17,8 @@ from typing import Literal
 from chatbot.cards import Card, filtered_card
 from chatbot.i18n import tr
 from chatbot.models import AnalyzedPR
-from chatbot.intent import AnswerContext, Intent, ParseInput, QueryBase, WeekRef, module_target
+from chatbot.intent import AnswerContext, Intent, ParseInput, QueryBase, WeekRef, module_targets
+from chatbot.intents.authors import match_authors
 
 TAG_WORDS: tuple[tuple[str, str, str], ...] = (
     ("revert", r"\brevert(?:s|ed|ing)?\b|\brolled back\b|\broll ?backs?\b", "回滚|回退|撤销"),
@@ -31,7 +34,8 @@ TAG_WORDS: tuple[tuple[str, str, str], ...] = (
 _TAGS = tuple((tag, re.compile(f"(?:{en})|(?:{zh})")) for tag, en, zh in TAG_WORDS)
 _RISK = re.compile(r"\brisk(?:s|y)?\b|风险")
 _FILLER = re.compile(r"\b(?:what|which|any|show|me|list|got|were|was|the|prs?|pull requests?|changes?|related|"
-                     r"in|of|for|with|merged|are|there)\b|哪些|什么|的|相关|有|吗|了|合并|呢|？|\?|,|，|本周|上周|这周", re.I)
+                     r"in|of|for|with|merged|are|there|please|pls|can|could|you|tell|give|all|by|from|tags?|top|key|main|biggest|major|important|latest|recent|now|today|so|far|and|or)\b"
+                     r"|哪些|什么|的|相关|有|吗|了|合并|呢|？|\?|,|，|本周|上周|这周|请|帮我|看看|看一下|一下|列出|所有|标签", re.I)
 
 
 class RiskTagQuery(QueryBase):
@@ -40,7 +44,18 @@ class RiskTagQuery(QueryBase):
     intent: Literal["risk_tag"] = "risk_tag"
     week: WeekRef = "current"
     tag: str | None = None
-    module: str | None = None
+    modules: tuple[str, ...] = ()
+    """Module ids: PRs in any of them (empty: every module)."""
+    topic: str | None = None
+    """A topic id of the rules: PRs whose title names it."""
+    asked: str = ""
+    """Words naming no module or topic: an author of the week, else the answer says no module has that name."""
+    candidates: tuple[str, ...] = ()
+
+    @property
+    def module(self) -> str | None:
+        """The first module (None without one)."""
+        return self.modules[0] if self.modules else None
 
 
 def parse(inp: ParseInput) -> RiskTagQuery | None:
@@ -58,28 +73,46 @@ def parse(inp: ParseInput) -> RiskTagQuery | None:
     if tag is None and risk is None:
         return None
     name = " ".join(_FILLER.sub(" ", text).split())
-    module = None
-    if name:
-        module, _, candidates = module_target(name, inp.modules)
-        if module is None and tag is None:
-            return None  # "risks" with words that are no module: the week's risks (intent risks)
-    elif tag is None:
-        return None
-    return RiskTagQuery(lang=inp.lang, week=inp.week, tag=tag, module=module)
+    if not name:
+        return RiskTagQuery(lang=inp.lang, week=inp.week, tag=tag) if tag is not None else None
+    modules, asked, candidates = module_targets(name, inp.modules)
+    if modules:
+        return RiskTagQuery(lang=inp.lang, week=inp.week, tag=tag, modules=modules)
+    topic = inp.modules.topic(name)
+    if topic is not None:
+        return RiskTagQuery(lang=inp.lang, week=inp.week, tag=tag, topic=topic)
+    return RiskTagQuery(lang=inp.lang, week=inp.week, tag=tag, asked=asked, candidates=candidates)
 
 
 def answer(q: RiskTagQuery, ctx: AnswerContext) -> Card:
-    """The matching PRs with their reasons for the tag (all tags without one)."""
+    """The matching PRs with their reasons for the tag (all tags without one); words naming no
+    module, topic or author give the module list (or the candidates) instead."""
     w = ctx.week_digest(q.week)
     if isinstance(w, Card):
         return w
     d = w.digest
     lang = d.lang
+    author = None
+    if q.asked:
+        header = tr(lang, "card.help.header")
+        if q.candidates:
+            return ctx.candidates_card(header, q.asked, q.candidates)
+        found = match_authors(q.asked, {p.author for p in d.prs if p.author}) if len(q.asked) >= 3 else []
+        if len(found) != 1:
+            return ctx.unknown_module_card(header, q.asked)
+        author = found[0]
     prs = [p for p in d.prs if (p.risk_tags if q.tag is None else q.tag in p.risk_tags)
-           and (q.module is None or q.module in p.modules)]
+           and (not q.modules or any(m in p.modules for m in q.modules))
+           and (q.topic is None or ctx.modules.topic_in(q.topic, p.title))
+           and (author is None or p.author == author)]
     what = tr(lang, f"risk.{q.tag}") if q.tag else tr(lang, "card.filter.any_risk")
-    if q.module:
-        what = tr(lang, "card.filter.in_module", what=what, module=ctx.modules.display(q.module, lang))
+    if q.modules:
+        names = tr(lang, "sep").join(ctx.modules.display(m, lang) for m in q.modules)
+        what = tr(lang, "card.filter.in_module", what=what, module=names)
+    elif q.topic is not None:
+        what = tr(lang, "card.filter.in_module", what=what, module=ctx.modules.topic_display(q.topic, lang))
+    elif author is not None:
+        what = tr(lang, "card.filter.by_author", what=what, name=author)
     tags = (q.tag,) if q.tag else None
 
     def detail(p: AnalyzedPR) -> str:
@@ -94,6 +127,6 @@ def answer(q: RiskTagQuery, ctx: AnswerContext) -> Card:
 INTENT = Intent(name="risk_tag", query=RiskTagQuery, patterns={"en": tuple(e for _, e, _ in TAG_WORDS),
                                                                "zh": tuple(z for _, _, z in TAG_WORDS)},
                 parse=parse, answer=answer, takes_week=True, help_rank=11,
-                help={"en": "reverts / security / missing tests / tests removed / large / dependencies [in MODULE] "
-                            "[last week]: PRs with that risk",
-                      "zh": "回滚 / 安全 / 没有测试 / 删了测试 / 大改动 / 依赖 [模块] [上周]：带该风险的 PR"})
+                help={"en": "reverts / security / missing tests / tests removed / large / dependencies [in MODULE(S), "
+                            "TOPIC or by AUTHOR] [last week]: PRs with that risk",
+                      "zh": "回滚 / 安全 / 没有测试 / 删了测试 / 大改动 / 依赖 [模块、主题或作者] [上周]：带该风险的 PR"})

@@ -1,5 +1,7 @@
 """Intents ``subscriptions``, ``unsubscribe`` and ``subscribe``: per-module weekly updates for the
-sender (or, with ``channel``, for the conversation; admins only)."""
+sender (or, with ``channel``, for the conversation; admins only). One message may name several
+modules ("subscribe moe and quantization", "订阅 注意力后端, MoE", "订阅 MoE 和 量化"): all of them
+change, or, when one name matches no module or several, none does and the answer says which."""
 
 from __future__ import annotations
 
@@ -8,7 +10,7 @@ from typing import Literal
 
 from chatbot.cards import Card, message_card
 from chatbot.i18n import tr
-from chatbot.intent import AnswerContext, Intent, ParseInput, QueryBase, compile_patterns, module_target
+from chatbot.intent import AnswerContext, Intent, ParseInput, QueryBase, compile_patterns, module_targets
 from chatbot.subscriptions import Subscription
 
 
@@ -23,9 +25,15 @@ class SubscribeQuery(QueryBase):
 
     intent: Literal["subscribe"] = "subscribe"
     channel: bool = False
-    module: str | None = None
+    modules: tuple[str, ...] = ()
+    """Every module named (ids, in the order named); empty when one name matched none or several."""
     asked: str = ""
     candidates: tuple[str, ...] = ()
+
+    @property
+    def module(self) -> str | None:
+        """The first module named (None when none matched)."""
+        return self.modules[0] if self.modules else None
 
 
 class UnsubscribeQuery(QueryBase):
@@ -33,9 +41,15 @@ class UnsubscribeQuery(QueryBase):
 
     intent: Literal["unsubscribe"] = "unsubscribe"
     channel: bool = False
-    module: str | None = None
+    modules: tuple[str, ...] = ()
+    """As :attr:`SubscribeQuery.modules`."""
     asked: str = ""
     candidates: tuple[str, ...] = ()
+
+    @property
+    def module(self) -> str | None:
+        """The first module named (None when none matched)."""
+        return self.modules[0] if self.modules else None
 
 
 LIST_PATTERNS = {"en": (r"\b(?:my |list |show |our )?subscriptions\b",), "zh": ("我的订阅|订阅列表|查看订阅|已订阅",)}
@@ -63,8 +77,8 @@ def _target(inp: ParseInput, rx: re.Pattern[str], cls: type[SubscribeQuery] | ty
     cm = _CHANNEL.match(rest)
     if cm:
         channel, rest = True, rest[cm.end():].strip()
-    module, asked, candidates = module_target(rest, inp.modules)
-    return cls(lang=inp.lang, channel=channel, module=module, asked=asked, candidates=candidates)
+    modules, asked, candidates = module_targets(rest, inp.modules)
+    return cls(lang=inp.lang, channel=channel, modules=modules, asked=asked, candidates=candidates)
 
 
 def parse_unsubscribe(inp: ParseInput) -> QueryBase | None:
@@ -96,13 +110,14 @@ def answer_list(q: SubscriptionsQuery, ctx: AnswerContext) -> Card:
 
 
 def answer_change(q: SubscribeQuery | UnsubscribeQuery, ctx: AnswerContext) -> Card:
-    """Add or remove one subscription (idempotent: "already" / "none" when nothing changed)."""
+    """Add or remove the subscriptions, one line per module (idempotent: "already" / "none" when
+    nothing changed for it)."""
     lang = ctx.lang
     header = tr(lang, "card.sub.header")
     who, book = ctx.requester, ctx.subscriptions
     if who is None or book is None:
         return message_card(header, [tr(lang, "card.sub.unavailable")], lang=lang, role="subscription")
-    if q.module is None:
+    if not q.modules:
         if q.candidates:
             return ctx.candidates_card(header, q.asked, q.candidates)
         if q.asked:
@@ -111,15 +126,18 @@ def answer_change(q: SubscribeQuery | UnsubscribeQuery, ctx: AnswerContext) -> C
     if q.channel and not who.is_admin:
         return message_card(header, [tr(lang, "card.sub.admin_only")], lang=lang, role="subscription")
     kind: Literal["user", "channel"] = "channel" if q.channel else "user"
-    sub = Subscription(platform=who.platform, workspace=who.workspace, kind=kind,
-                       subscriber=who.channel if q.channel else who.user, repo=who.repo, module=q.module)
-    values = {"who": tr(lang, "card.sub.channel" if q.channel else "card.sub.you"),
-              "name": ctx.modules.display(q.module, lang), "id": q.module, "repo": who.repo}
-    if isinstance(q, SubscribeQuery):
-        key = "card.sub.done" if book.subscribe(sub) else "card.sub.already"
-    else:
-        key = "card.unsub.done" if book.unsubscribe(sub) else "card.unsub.none"
-    return message_card(header, [tr(lang, key, **values)], lang=lang, role="subscription")
+    lines = []
+    for module in q.modules:
+        sub = Subscription(platform=who.platform, workspace=who.workspace, kind=kind,
+                           subscriber=who.channel if q.channel else who.user, repo=who.repo, module=module)
+        values = {"who": tr(lang, "card.sub.channel" if q.channel else "card.sub.you"),
+                  "name": ctx.modules.display(module, lang), "id": module, "repo": who.repo}
+        if isinstance(q, SubscribeQuery):
+            key = "card.sub.done" if book.subscribe(sub) else "card.sub.already"
+        else:
+            key = "card.unsub.done" if book.unsubscribe(sub) else "card.unsub.none"
+        lines.append(tr(lang, key, **values))
+    return message_card(header, lines, lang=lang, role="subscription")
 
 
 LIST = Intent(name="subscriptions", query=SubscriptionsQuery, patterns=LIST_PATTERNS, parse=parse_list,
@@ -129,5 +147,5 @@ UNSUBSCRIBE = Intent(name="unsubscribe", query=UnsubscribeQuery, patterns=UNSUB_
                      answer=answer_change)
 SUBSCRIBE = Intent(name="subscribe", query=SubscribeQuery, patterns=SUB_PATTERNS, parse=parse_subscribe,
                    answer=answer_change, help_rank=80,
-                   help={"en": "subscribe [channel] <module> / unsubscribe <module>: weekly updates for a module",
-                         "zh": "订阅 [频道] <模块> / 取消订阅 <模块>：按模块接收每周更新"})
+                   help={"en": "subscribe [channel] <module> [and <module>] / unsubscribe <module>: weekly updates for modules",
+                         "zh": "订阅 [频道] <模块> [和 <模块>] / 取消订阅 <模块>：按模块接收每周更新"})

@@ -42,6 +42,13 @@ def digest_counts(weeks, week):
     ("dependencies this week", "dependency change · vllm-project/vllm 2026-W20", "20 of 217 PRs."),
     ("rocm risks", "risk tags in hardware platforms · vllm-project/vllm 2026-W20", "24 of 217 PRs."),
     ("what did Michael Goin merge", "PRs by Michael Goin · 2026-W20", "7 of 217 PRs."),
+    # several modules, a topic, an author: the filter is applied, never dropped
+    ("kv-connector 和 ROCm 上周的风险", "KV 传输/卸载、硬件平台 中的风险标签 · vllm-project/vllm 2026-W19", "共 199 个 PR 中有 25 个。"),
+    ("large changes in moe and quantization", "large change in MoE, quantization · vllm-project/vllm 2026-W20",
+     "5 of 217 PRs."),
+    ("DeepSeek V4 risks", "risk tags in DeepSeek-V4 · vllm-project/vllm 2026-W20", "8 of 217 PRs."),
+    ("risks by Michael Goin", "risk tags by Michael Goin · vllm-project/vllm 2026-W20", "4 of 217 PRs."),
+    ("reverts in nosuchmodule", "prhub: what you can ask", "I know no module called “nosuchmodule”."),
 ])
 def test_filters_answer_with_pinned_counts(weeks, query, header, line):
     out = run(query, weeks)

@@ -35,8 +35,8 @@ def test_help_card_is_generated_from_the_registry_in_rank_order():
     en = lines_of(answer(parse("help"), digest_provider=None, now=NOW))  # type: ignore[arg-type]
     assert en == [
         "• risks [this week | last week | 2026-W19]: PRs carrying risk tags, with reasons",
-        "• reverts / security / missing tests / tests removed / large / dependencies [in MODULE] [last week]: "
-        "PRs with that risk",
+        "• reverts / security / missing tests / tests removed / large / dependencies [in MODULE(S), TOPIC or by AUTHOR] "
+        "[last week]: PRs with that risk",
         "• PR #42202: one PR of any stored week: title, author, modules, risks, reverts and fixes",
         "• what changed in spec-decode / attention this week: one module's PRs, churn and risks",
         "• PRs by LOGIN / what did NAME merge [last week]: one author's merged PRs",
@@ -46,7 +46,7 @@ def test_help_card_is_generated_from_the_registry_in_rank_order():
         "• any new contributors? [last week]: first merges in the stored history",
         "• summary: the weekly digest card",
         "• trends [12 weeks]: PR counts, top labels and importance week by week",
-        "• subscribe [channel] <module> / unsubscribe <module>: weekly updates for a module",
+        "• subscribe [channel] <module> [and <module>] / unsubscribe <module>: weekly updates for modules",
         "• my subscriptions: what you follow",
     ]
     zh = lines_of(answer(parse("帮助"), digest_provider=None, now=NOW))  # type: ignore[arg-type]

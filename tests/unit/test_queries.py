@@ -177,6 +177,17 @@ def test_message_text_never_raises():
     ("订阅频道 注意力后端", "subscribe", {"channel": True, "module": "attention"}),
     ("unsubscribe moe", "unsubscribe", {"module": "moe"}),
     ("取消订阅 moe", "unsubscribe", {"module": "moe"}),
+    ("subscribe moe and quantization", "subscribe", {"modules": ("moe", "quantization")}),
+    ("订阅 注意力后端, MoE", "subscribe", {"modules": ("attention", "moe"), "lang": "zh"}),
+    ("订阅 MoE 和 量化", "subscribe", {"modules": ("moe", "quantization")}),
+    ("subscribe moe quantization", "subscribe", {"modules": ("moe", "quantization")}),  # not fuzzily one module
+    ("unsubscribe spec decode and moe", "unsubscribe", {"modules": ("spec-decode", "moe")}),
+    ("subscribe moe and nosuch", "subscribe", {"modules": (), "asked": "nosuch"}),
+    ("subscribe moe and kv", "subscribe", {"modules": (), "asked": "kv", "candidates": ("scheduler", "kv-connector")}),
+    ("kv-connector 和 ROCm 上周的风险", "risk_tag", {"modules": ("kv-connector", "platforms"), "week": "previous"}),
+    ("DeepSeek V4 risks", "risk_tag", {"topic": "deepseek-v4", "modules": ()}),
+    ("reverts in nosuch", "risk_tag", {"tag": "revert", "asked": "nosuch"}),  # never silently all reverts
+    ("top risks", "risks", {}),
     ("my subscriptions", "subscriptions", {}),
     ("我的订阅", "subscriptions", {"lang": "zh"}),
     ("help", "help", {"unknown": False}),
@@ -232,6 +243,23 @@ def test_subscription_idempotent_and_admin_only():
     assert "Unsubscribed" in text_of(gone) and len(book.subs) == 1
     zh = answer(parse("订阅 投机解码"), digest_provider=None, now=now, requester=alice, subscriptions=book)
     assert "已为你订阅" in text_of(zh)
+
+
+def test_several_modules_in_one_subscribe_all_or_none():
+    book = MemoryBook()
+    alice = Requester(platform="slack", workspace="T_TEST", user="U_ALICE", channel="C_DIGEST", repo="o/r")
+    now = datetime.now(timezone.utc)
+    both = text_of(answer(parse("订阅 MoE 和 量化"), digest_provider=None, now=now, requester=alice, subscriptions=book))
+    assert sorted(s.module for s in book.subs) == ["moe", "quantization"]
+    assert both.count("已为你订阅") == 2
+    again = text_of(answer(parse("subscribe moe and attention"), digest_provider=None, now=now, requester=alice,
+                           subscriptions=book))
+    assert "you already subscribed to MoE (moe) in o/r: nothing changed." in again
+    assert "Subscribed you to attention backends (attention) in o/r." in again
+    assert sorted(s.module for s in book.subs) == ["attention", "moe", "quantization"]
+    bad = text_of(answer(parse("unsubscribe moe and nosuch"), digest_provider=None, now=now, requester=alice,
+                         subscriptions=book))
+    assert "nosuch" in bad and len(book.subs) == 3  # one unknown name: nothing changes
 
 
 def test_subscription_without_store_says_so():
