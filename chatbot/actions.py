@@ -92,8 +92,8 @@ ACTIONS: Mapping[str, Callable[[ActionValue], QueryBase]] = {
     "summary": _week_query(SummaryQuery),
     "top_prs": _week_query(TopPRsQuery),
     "module": lambda v: ModuleQuery(lang=v.lang, week=v.week or "current", module=v.module or None, asked=v.module),
-    "subscribe": lambda v: SubscribeQuery(lang=v.lang, module=v.module or None, asked=v.module),
-    "unsubscribe": lambda v: UnsubscribeQuery(lang=v.lang, module=v.module or None, asked=v.module),
+    "subscribe": lambda v: SubscribeQuery(lang=v.lang, modules=(v.module,) if v.module else (), asked=v.module),
+    "unsubscribe": lambda v: UnsubscribeQuery(lang=v.lang, modules=(v.module,) if v.module else (), asked=v.module),
 }
 """The chat actions: action id -> the query a press asks (answered by that intent)."""
 

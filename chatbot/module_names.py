@@ -50,14 +50,14 @@ class ModuleIndex:
                 if k and (k, m.id) not in names:
                     names.append((k, m.id))
         self.names = tuple(names)
-        self._topic_display = {t.id: {"en": t.name, "zh": t.zh or t.name} for t in rules.topics}
+        self._topic_display = {t.id: {lang: t.display(lang) for lang in LANGS} for t in rules.topics}
         self._topic_keys: dict[str, str] = {}
         self._topic_rx: dict[str, re.Pattern[str]] = {}
         for t in rules.topics:
-            for n in (t.id, t.name, t.zh or "", *t.aliases):
+            for n in (t.id, *t.name.values(), *t.aliases):
                 if squash(n):
                     self._topic_keys.setdefault(squash(n), t.id)
-            alts = "|".join(re.escape(a) for a in (t.name, *t.aliases))
+            alts = "|".join(re.escape(a) for a in (*t.name.values(), *t.aliases))
             self._topic_rx[t.id] = re.compile(rf"(?<![\w-])(?:{alts})(?![\w])", re.IGNORECASE)
         self._cache: dict[tuple[str, bool], tuple[str | None, tuple[str, ...]]] = {}
 

@@ -37,7 +37,7 @@ def test_the_week_of_a_button_is_checked_at_each_boundary(modules, week, ok):
 
 def test_modules_and_ids_are_checked(modules):
     assert query_of(Action(id="subscribe"), ActionValue(module="attention", lang="zh"), modules=modules,
-                    current=CURRENT) == SubscribeQuery(lang="zh", module="attention", asked="attention")
+                    current=CURRENT) == SubscribeQuery(lang="zh", modules=("attention",), asked="attention")
     assert "module" in problem(query_of(Action(id="subscribe"), ActionValue(), modules=modules, current=CURRENT))
     assert "does not have" in problem(query_of(Action(id="risks"), ActionValue(module="Attention"), modules=modules,
                                                current=CURRENT))
