@@ -1,16 +1,20 @@
 """Feishu/Lark interactive cards (card JSON 2.0) from the core's :class:`~chatbot.cards.Card` (pure).
 
-One language per card (the Card's). Text goes into ``markdown`` elements with every character
-that lark_md would read as syntax entity-escaped (``&#60;`` for ``<``, ``&#42;`` for ``*`` ...,
-the escapes Feishu documents for its rich-text component), so ``<at id=all></at>``,
-``<at user_id=...>`` or ``<font ...>`` in a PR title never reach lark_md live; ``[`` is left alone
-unless it could start a link, so ``[Bugfix]`` shows as typed, without backslashes. The header is
-a ``plain_text`` element. No markdown tables are emitted.
+One language per card (the Card's). Text goes into ``markdown`` elements with only what lark_md
+would read as syntax entity-escaped (``&#60;`` for ``<``, ``&#42;`` for ``*`` ..., the escapes
+Feishu documents for its rich-text component): tags and entities (``<at id=all></at>``,
+``<font ...>``, ``&``), emphasis, code, strike, table and formula markers, an ``_`` that is not
+inside a word, and the heading/list/quote markers only at the start of a line. So digits,
+``+400/-20`` or ``gpu_model`` mid-line stay as typed, and ``[`` is left alone unless it could start
+a link (``[Bugfix]`` shows without backslashes). The header is a ``plain_text`` element. No
+markdown tables are emitted.
 
 Payloads (``docs/platform-limits.md``): ``im.v1.message.create`` takes ``msg_type="interactive"``
 and ``content`` = the card object as a JSON string (no ``card`` wrapper); custom-bot webhooks take
-``{"msg_type": "interactive", "card": {...}}``. A card's JSON must stay within 25,000 bytes of
-UTF-8 (the platform rejects 30,000): :func:`cards_to_feishu` splits larger cards.
+``{"msg_type": "interactive", "card": {...}}``. Feishu's 30 KB limit counts the request body, in
+which the card is a JSON string (every quote escaped again): :func:`request_body_bytes` measures
+the body exactly as lark-oapi serialises it, and :func:`cards_to_feishu` splits a card whose body
+would pass 25,000 bytes (failures are observed from about 28 KB).
 """
 
 from __future__ import annotations
@@ -19,6 +23,9 @@ import json
 import re
 from collections.abc import Iterable, Sequence
 from typing import Any
+
+from lark_oapi.api.im.v1 import CreateMessageRequestBody
+from lark_oapi.core.json import JSON
 
 from chatbot.cards import (
     Actions,
@@ -40,7 +47,11 @@ from chatbot.cards import (
 )
 
 MAX_CARD_BYTES = 25_000
+"""prhub's limit on a send's request body (UTF-8 bytes, :func:`request_body_bytes`)."""
 HARD_CARD_BYTES = 30_000
+"""Feishu's limit on the request body of a card message (larger: code 230025)."""
+RECEIVE_ID_BOUND = 64
+"""Longest ``receive_id`` (chat/open/union id, e-mail) assumed when sizing a body before the target is known."""
 MAX_ELEMENT_CHARS = 6_000
 
 _ENTITIES = {
@@ -55,24 +66,26 @@ _ENTITIES = {
     "|": "&#124;",
     "$": "&#36;",
 }
-_SPECIAL = re.compile(r"[&<>*_~`\\|$]")
+_SPECIAL = re.compile(r"[&<>*~`\\|$]|(?<![A-Za-z0-9])_|_(?![A-Za-z0-9])")
 _LINK_START = re.compile(r"\]([(\[])")
 _LEADING = re.compile(r"^([#+\-=>]|\d+[.)])")
 
 
-def escape_md(text: str) -> str:
+def escape_md(text: str, *, line_start: bool = True) -> str:
     """Entity-escape untrusted text for a Feishu ``markdown`` element (one line).
 
-    ``&<>*_~`\\|$`` become numeric entities; ``](`` and ``][`` get their second bracket escaped
-    (no link can form) and a trailing ``]`` is escaped; a leading ``#``, ``-``, ``+``, ``=``,
-    ``>`` or ``1.`` is escaped (no heading, list or quote). ``[Bugfix] x`` stays ``[Bugfix] x``.
+    ``&<>*~`\\|$`` become numeric entities, and ``_`` unless it is inside a word (``gpu_model``
+    stays, ``_x_`` does not); ``](`` and ``][`` get their second bracket escaped (no link can form)
+    and a trailing ``]`` is escaped. With ``line_start`` (the text begins a line) a leading ``#``,
+    ``-``, ``+``, ``=``, ``>`` or ``1.`` is escaped too (no heading, list or quote); mid-line,
+    digits and signs stay as typed (``2.6``, ``+400/-20``). ``[Bugfix] x`` stays ``[Bugfix] x``.
     """
     s = " ".join(text.split())
     s = _SPECIAL.sub(lambda m: _ENTITIES[m.group(0)], s)
     s = _LINK_START.sub(lambda m: "]" + ("&#40;" if m.group(1) == "(" else "&#91;"), s)
     if s.endswith("]"):
         s = s[:-1] + "&#93;"
-    m = _LEADING.match(s)
+    m = _LEADING.match(s) if line_start else None
     if m:
         first = m.group(1)[0]
         s = f"&#{ord(first)};" + s[1:]
@@ -81,7 +94,7 @@ def escape_md(text: str) -> str:
 
 def _label(text: str) -> str:
     """Escape a link label: as :func:`escape_md`, brackets included."""
-    return escape_md(text).replace("[", "&#91;").replace("]", "&#93;")
+    return escape_md(text, line_start=False).replace("[", "&#91;").replace("]", "&#93;")
 
 
 def _url(url: str) -> str:
@@ -90,21 +103,26 @@ def _url(url: str) -> str:
 
 
 def _bold(text: str) -> str:
-    s = escape_md(text)
+    s = escape_md(text, line_start=False)  # after the ** marker
     return f"**{s}**" if s else ""
 
 
 def _pr(ref: PRRef) -> str:
     url = _url(ref.url)
     head = f"[#{ref.number}]({url})" if url else f"#{ref.number}"
-    title = escape_md(ref.title)
+    title = escape_md(ref.title, line_start=False)
     return f"{head} {title}" if title else head
 
 
-def render_runs(runs: Iterable[Text | Untrusted | Link | PRRef]) -> str:
-    """One line of runs as Feishu markdown (all text entity-escaped, links as ``[label](url)``)."""
+def render_runs(runs: Iterable[Text | Untrusted | Link | PRRef], *, line_start: bool = True) -> str:
+    """One line of runs as Feishu markdown (text entity-escaped, links as ``[label](url)``).
+
+    Line-start markers are escaped only in the first visible run when ``line_start`` is true
+    (the runs begin a line), so ``2.6`` after ``**Average**:`` is not turned into entities.
+    """
     out: list[str] = []
     for r in runs:
+        start = line_start and not "".join(out).strip()
         if isinstance(r, (Text, Untrusted)):
             core = r.text.strip()
             if not core:
@@ -112,11 +130,11 @@ def render_runs(runs: Iterable[Text | Untrusted | Link | PRRef]) -> str:
                 continue
             lead = " " if r.text[0].isspace() else ""
             trail = " " if r.text[-1].isspace() else ""
-            body = _bold(core) if isinstance(r, Text) and r.bold else escape_md(core)
+            body = _bold(core) if isinstance(r, Text) and r.bold else escape_md(core, line_start=start)
             out.append(lead + body + trail)
         elif isinstance(r, Link):
             url = _url(r.url)
-            out.append(f"[{_label(r.label) or url}]({url})" if url else escape_md(r.label))
+            out.append(f"[{_label(r.label) or url}]({url})" if url else escape_md(r.label, line_start=start))
         else:
             out.append(_pr(r))
     return "".join(out)
@@ -124,7 +142,7 @@ def render_runs(runs: Iterable[Text | Untrusted | Link | PRRef]) -> str:
 
 def _item_line(item: PRItem) -> str:
     line = "- " + _pr(PRRef(number=item.number, url=item.url, title=item.title))
-    detail = render_runs(item.detail)
+    detail = render_runs(item.detail, line_start=False)
     return f"{line} — {detail}" if detail else line
 
 
@@ -154,7 +172,7 @@ def _element(block: Block) -> list[dict[str, Any]]:
         lines = ([_bold(block.heading)] if block.heading else []) + [render_runs(ln) for ln in block.lines]
         return _markdown([ln for ln in lines if ln]) if any(lines) else []
     if isinstance(block, Fields):
-        return _markdown([f"{_bold(f.label)}: {render_runs(f.value)}" for f in block.items]) if block.items else []
+        return _markdown([f"{_bold(f.label)}: {render_runs(f.value, line_start=False)}" for f in block.items]) if block.items else []
     if isinstance(block, PRList):
         lines = [_bold(block.heading)] if block.heading else []
         lines += [_item_line(i) for i in block.items]
@@ -210,16 +228,29 @@ def card_json(card: dict[str, Any]) -> str:
 
 
 def card_bytes(card: dict[str, Any]) -> int:
-    """Size of :func:`card_json` in UTF-8 bytes (what the 30 KB limit counts)."""
+    """Size of :func:`card_json` in UTF-8 bytes (the ``content`` string alone)."""
     return len(card_json(card).encode("utf-8"))
 
 
+def request_body_bytes(card: dict[str, Any], *, receive_id: str = "o" * RECEIVE_ID_BOUND,
+                       uuid: str = "u" * 50) -> int:
+    """UTF-8 bytes of the ``im.v1.message.create`` request body that sends ``card``, serialised
+    exactly as lark-oapi does (``lark_oapi.core.json.JSON.marshal`` of the request body: the card
+    JSON as the ``content`` string, so its quotes are escaped once more). This is what Feishu's
+    30 KB limit counts. The default ``receive_id`` (64 characters) and ``uuid`` (50, Feishu's
+    maximum) bound the envelope before the target is known; a reply's body is smaller."""
+    body = (CreateMessageRequestBody.builder().receive_id(receive_id).msg_type("interactive")
+            .content(card_json(card)).uuid(uuid).build())
+    return len((JSON.marshal(body) or "").encode("utf-8"))
+
+
 def _fits(card: Card) -> bool:
-    return card_bytes(card_to_feishu_card(card)) <= MAX_CARD_BYTES
+    return request_body_bytes(card_to_feishu_card(card)) <= MAX_CARD_BYTES
 
 
 def cards_to_feishu(cards: Sequence[Card]) -> list[dict[str, Any]]:
-    """Card objects for cards, in sending order, each within 25,000 bytes of UTF-8 JSON.
+    """Card objects for cards, in sending order, each sent in a request body within 25,000 bytes
+    (:func:`request_body_bytes`).
 
     A card too large is split between blocks, items or lines (every listed PR kept exactly once).
 

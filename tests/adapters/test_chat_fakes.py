@@ -10,6 +10,7 @@ import pytest
 from slack_sdk import WebClient
 from slack_sdk.errors import SlackApiError
 
+from adapters.feishu.cards import card_bytes, request_body_bytes
 from adapters.feishu.delivery import FeishuDelivery, feishu_uuid, lark_client
 from adapters.slack.delivery import SlackDelivery, web_client
 from chatbot.cards import message_card
@@ -174,6 +175,14 @@ def test_fake_feishu_rejects_each_rule(feishu):
         d.create("oc_X", big_card(30_100), feishu_uuid("big"))
     assert exc.value.reason == RULES["card_bytes"].error and exc.value.permanent
     assert d.create("oc_X", big_card(29_000), feishu_uuid("big-ok"))
+    # The limit counts the request body: a card JSON under 30,000 bytes whose quotes, escaped
+    # again inside the body's content string, take the body over it is refused too.
+    quoted = {"schema": "2.0", "body": {"elements": [{"tag": "markdown", "content": "x"} for _ in range(850)]}}
+    assert card_bytes(quoted) < 30_000 < request_body_bytes(quoted, receive_id="oc_X", uuid=feishu_uuid("quoted"))
+    with pytest.raises(DeliveryError) as exc:
+        d.create("oc_X", quoted, feishu_uuid("quoted"))
+    assert exc.value.reason == RULES["card_bytes"].error
+    assert feishu.body_sizes[-1] == request_body_bytes(quoted, receive_id="oc_X", uuid=feishu_uuid("quoted"))
     with pytest.raises(DeliveryError) as exc:
         d.create("oc_X", tables_card(6), feishu_uuid("tables"))
     assert exc.value.reason == RULES["tables"].error

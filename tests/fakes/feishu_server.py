@@ -7,7 +7,8 @@ for one hour of the fake's clock), ``POST /open-apis/im/v1/messages/{id}/reply``
 JPEG; answers an ``image_key``, recorded in :attr:`FakeFeishu.images`). A card whose ``img``
 element names an ``img_key`` this app did not upload is rejected (code 230099). Like Feishu it
 answers a non-zero ``code`` for what it rejects, with the thresholds of
-:data:`tests.fakes.limits.RULES` (card JSON invalid or wrapped, card over 30,000 bytes, more than 5
+:data:`tests.fakes.limits.RULES` (card JSON invalid or wrapped, a send whose request body is over
+30,000 bytes, more than 5
 markdown tables, missing or invalid token, wrong app secret), throttles on demand (HTTP 429 with
 ``x-ogw-ratelimit-reset``, or code 230020) and fails image uploads on demand
 (:meth:`FakeFeishu.fail_images`: HTTP 500). Everything received is recorded.
@@ -97,8 +98,6 @@ def check_card(content: Any) -> tuple[int, str] | None:
     """The ``(code, msg)`` Feishu would give an interactive ``content`` (None when accepted)."""
     if not isinstance(content, str):
         return FEISHU_CARD_INVALID, "content must be a JSON string"
-    if len(content.encode("utf-8")) > limit("card_bytes"):
-        return int(RULES["card_bytes"].error), "message content is too long"
     try:
         card = json.loads(content)
     except ValueError:
@@ -124,6 +123,8 @@ class FakeFeishu(LoopbackServer):
     messages: list[dict[str, Any]] = field(default_factory=list)
     calls: list[tuple[str, str, dict[str, Any], int]] = field(default_factory=list)
     images: dict[str, dict[str, Any]] = field(default_factory=dict)
+    body_sizes: list[int] = field(default_factory=list)
+    """Bytes of each message-send request body received (create and reply), in order."""
     """Uploaded images by ``image_key``: ``image_type``, ``filename``, ``data``."""
     event_retries: tuple[float, ...] = FEISHU_EVENT_RETRIES
     """Seconds before each re-push of :meth:`push_event` (Feishu's: 15 s, 5 min, 1 h, 6 h)."""
@@ -202,6 +203,16 @@ class FakeFeishu(LoopbackServer):
             body = json.loads(raw) if raw else {}
         except ValueError:
             body = None
+        if verb == "POST" and parsed.path.startswith("/open-apis/im/v1/messages"):
+            with self._lock:
+                self.body_sizes.append(len(raw))
+        if verb == "POST" and parsed.path.startswith("/open-apis/im/v1/messages") and len(raw) > limit("card_bytes"):
+            # Feishu counts the whole request body (the card is a JSON string inside it).
+            status, out, headers = 400, {"code": int(RULES["card_bytes"].error), "msg": "message content is too long"}, None
+            with self._lock:
+                self.calls.append((verb, parsed.path, {}, int(out["code"])))
+            self._send(h, status, out, headers)
+            return
         status, out, headers = self._route(verb, parsed.path, query, body, h.headers.get("Authorization", ""))
         with self._lock:
             self.calls.append((verb, parsed.path, body if isinstance(body, dict) else {}, int(out.get("code", 0))))

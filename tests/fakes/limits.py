@@ -36,7 +36,7 @@ RULES: dict[str, Rule] = {r.name: r for r in (
     Rule("slack", "field", "chars per field", 2000, slack_blocks.MAX_FIELD, "invalid_blocks"),
     Rule("slack", "total", "block text chars per message (observed)", 13000, slack_blocks.MAX_TOTAL, "msg_blocks_too_long"),
     Rule("slack", "fallback", "top-level text chars (required)", 4000, slack_blocks.MAX_FALLBACK, "msg_too_long"),
-    Rule("feishu", "card_bytes", "card JSON bytes (UTF-8)", 30000, feishu_cards.MAX_CARD_BYTES, "230025"),
+    Rule("feishu", "card_bytes", "request body bytes of a card send (UTF-8, card JSON as a string inside)", 30000, feishu_cards.MAX_CARD_BYTES, "230025"),
     Rule("feishu", "tables", "markdown tables per card", 5, 0, "230099"),
 )}
 

@@ -12,9 +12,10 @@ from adapters.feishu.cards import (
     cards_to_feishu,
     escape_md,
     message_payload,
+    request_body_bytes,
     webhook_payload,
 )
-from chatbot.cards import Card, PRRef, Section, Text, Untrusted, digest_cards
+from chatbot.cards import Card, FieldItem, Fields, PRRef, Section, Text, Untrusted, digest_cards
 from tests.hostile_digest import hostile_digest, risky_in_rank_order
 
 EVIL = "[Misc] <at id=all></at> cleanup <font color='red'>x</font>"
@@ -34,7 +35,7 @@ def test_br08_payload_shape_and_size():
         assert body["msg_type"] == "interactive" and isinstance(body["content"], str)
         obj = json.loads(body["content"])
         assert obj == card and "card" not in obj and "header" in obj and "body" in obj and obj["schema"] == "2.0"
-        assert len(body["content"].encode("utf-8")) <= MAX_CARD_BYTES < HARD_CARD_BYTES
+        assert len(body["content"].encode("utf-8")) < request_body_bytes(card) <= MAX_CARD_BYTES < HARD_CARD_BYTES
         hook = webhook_payload(card)
         assert set(hook) == {"msg_type", "card"} and hook["card"] is card and "content" not in hook
         md = markdown_of(card)
@@ -60,11 +61,62 @@ def test_br08_bugfix_prefix_without_backslashes():
 
 
 def test_escape_md_neutralises_syntax():
-    assert escape_md("[Bugfix] a_b *c*") == "[Bugfix] a&#95;b &#42;c&#42;"
+    assert escape_md("[Bugfix] a_b *c*") == "[Bugfix] a_b &#42;c&#42;"  # an _ inside a word stays
+    assert escape_md("_x_ __init__.py") == "&#95;x&#95; &#95;&#95;init&#95;&#95;.py"
     assert escape_md("[x](https://evil)") == "[x]&#40;https://evil)"
     assert escape_md("# title") == "&#35; title" and escape_md("- item") == "&#45; item"
     assert escape_md("R&D &lt;x&gt;") == "R&#38;D &#38;lt;x&#38;gt;"
     assert escape_md("<at user_id=\"ou_BOB\"></at>").count("<") == 0
+
+
+def test_line_start_markers_only_at_the_start_of_a_line():
+    assert escape_md("2. item") == "&#50;. item" and escape_md("2. item", line_start=False) == "2. item"
+    assert escape_md("+400/-20", line_start=False) == "+400/-20" and escape_md("+400/-20") == "&#43;400/-20"
+    assert escape_md("> quote") == "&#62; quote" and escape_md("a > b", line_start=False) == "a &#62; b"
+    card = card_to_feishu_card(Card(header="h", lang="zh", blocks=(
+        Fields(items=(FieldItem(label="平均重要度", value=(Text(text="2.6"),)),
+                      FieldItem(label="改动", value=(Text(text="+400/-20"),)))),
+        Section(lines=((Untrusted(text="# not a heading"),), (Text(text="• "), Untrusted(text="# mid-line, gpu_model 1. x")),
+                       (Text(text=" "), Untrusted(text="- spaced list")))),
+    )))
+    md = markdown_of(card)
+    assert "**平均重要度**: 2.6" in md and "**改动**: +400/-20" in md
+    assert "&#35; not a heading" in md and "• # mid-line, gpu_model 1. x" in md and " &#45; spaced list" in md
+
+
+def test_hostile_titles_stay_inert_with_lighter_escaping():
+    from tests.hostile_digest import HOSTILE
+
+    for lang, chinese in (("en", False), ("zh", True)):
+        cards = cards_to_feishu(digest_cards(hostile_digest(lang=lang, chinese=chinese), report_url="https://prhub.example.com/r"))
+        for card in cards:
+            md = markdown_of(card)
+            for live in ("<at", "<font", "<!channel>", "](https://evil", "`code`", "*bold*", "~strike~", "$x$", "| table |"):
+                assert live not in md, live
+            for line in md.splitlines():  # no heading, list, quote or ordered item but prhub's own "- [#N]" items
+                assert not re.match(r"\s{0,3}(#|>|\+|=|\d+[.)]\s|-(?! \[#\d+\]))", line), line
+    assert escape_md(HOSTILE[3]).count("&#42;") == 2
+
+
+def test_digits_mid_line_are_not_entities_in_the_real_weeks(vllm_rules):
+    from chatbot.digest import build_digest
+    from chatbot.weeks import IsoWeek
+    from tests.conftest import week_prs
+
+    d = build_digest(week_prs("2026-W20"), repo="vllm-project/vllm", week=IsoWeek.parse("2026-W20"), rules=vllm_rules, lang="zh")
+    text = "\n".join(markdown_of(c) for c in cards_to_feishu(digest_cards(d)))
+    assert not re.findall(r"&#(4[89]|5[0-7]|43);", text)  # no digit or + entity anywhere in this week
+    assert f"**平均重要度**: {d.avg_importance:.1f}" in text and "gpu_model_runner.py" in text
+
+
+def test_body_size_is_measured_as_lark_oapi_sends_it():
+    from adapters.feishu.cards import card_bytes, card_json, request_body_bytes
+
+    cards = cards_to_feishu(digest_cards(hostile_digest(lang="zh", chinese=True)))
+    assert len(cards) == 3 and all(request_body_bytes(c) <= MAX_CARD_BYTES for c in cards)
+    # body = the card JSON + one backslash per quote/backslash in it + the same envelope for every card
+    envelopes = {request_body_bytes(c) - card_bytes(c) - card_json(c).count('"') - card_json(c).count("\\") for c in cards}
+    assert envelopes == {len('{"receive_id": "", "msg_type": "interactive", "content": "", "uuid": ""}') + 64 + 50}
 
 
 def test_text_runs_keep_spacing():
@@ -80,7 +132,7 @@ def test_real_week_cards(vllm_rules):
     for lang in ("en", "zh"):
         d = build_digest(week_prs("2026-W20"), repo="vllm-project/vllm", week=IsoWeek.parse("2026-W20"), rules=vllm_rules, lang=lang)
         cards = cards_to_feishu(digest_cards(d))
-        assert all(len(message_payload(c)["content"].encode()) <= MAX_CARD_BYTES for c in cards)
+        assert all(request_body_bytes(c) <= MAX_CARD_BYTES for c in cards)
         text = "\n".join(markdown_of(c) for c in cards)
         risky = sorted((p for p in d.prs if p.risk_tags), key=lambda p: (-p.importance, p.number))
         assert len(risky) == 101 and all(f"[#{p.number}](" in text for p in risky[:8])
