@@ -12,20 +12,20 @@ markdown tables are emitted.
 Payloads (``docs/platform-limits.md``): ``im.v1.message.create`` takes ``msg_type="interactive"``
 and ``content`` = the card object as a JSON string (no ``card`` wrapper); custom-bot webhooks take
 ``{"msg_type": "interactive", "card": {...}}``. Feishu's 30 KB limit counts the request body, in
-which the card is a JSON string (every quote escaped again): :func:`request_body_bytes` measures
-the body exactly as lark-oapi serialises it, and :func:`cards_to_feishu` splits a card whose body
-would pass 25,000 bytes (failures are observed from about 28 KB).
+which the card is a JSON string (every quote escaped again; with ASCII-only JSON, as
+``requests``' ``json=`` or ``json.dumps`` defaults write it, every Chinese character would be a
+6-byte ``\\uXXXX`` escape): a send's body is :func:`request_body` (compact UTF-8 JSON), the one
+serialisation both :class:`~adapters.feishu.delivery.FeishuDelivery` sends and
+:func:`request_body_bytes` measures, and :func:`cards_to_feishu` splits a card whose body would
+pass 25,000 bytes (failures are observed from about 28 KB).
 """
 
 from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
-
-from lark_oapi.api.im.v1 import CreateMessageRequestBody
-from lark_oapi.core.json import JSON
 
 from chatbot.cards import (
     Actions,
@@ -232,16 +232,21 @@ def card_bytes(card: dict[str, Any]) -> int:
     return len(card_json(card).encode("utf-8"))
 
 
+def request_body(fields: Mapping[str, Any]) -> bytes:
+    """The bytes of a Feishu send's JSON request body: compact JSON, non-ASCII kept, UTF-8.
+
+    The one serialisation of message bodies: :class:`~adapters.feishu.delivery.FeishuDelivery`
+    sends exactly these bytes and :func:`request_body_bytes` measures them."""
+    return json.dumps(fields, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+
+
 def request_body_bytes(card: dict[str, Any], *, receive_id: str = "o" * RECEIVE_ID_BOUND,
                        uuid: str = "u" * 50) -> int:
-    """UTF-8 bytes of the ``im.v1.message.create`` request body that sends ``card``, serialised
-    exactly as lark-oapi does (``lark_oapi.core.json.JSON.marshal`` of the request body: the card
-    JSON as the ``content`` string, so its quotes are escaped once more). This is what Feishu's
+    """UTF-8 bytes of the ``im.v1.message.create`` body that sends ``card`` (:func:`request_body`
+    of ``receive_id``, ``msg_type``, ``content`` = the card JSON string, ``uuid``): what Feishu's
     30 KB limit counts. The default ``receive_id`` (64 characters) and ``uuid`` (50, Feishu's
     maximum) bound the envelope before the target is known; a reply's body is smaller."""
-    body = (CreateMessageRequestBody.builder().receive_id(receive_id).msg_type("interactive")
-            .content(card_json(card)).uuid(uuid).build())
-    return len((JSON.marshal(body) or "").encode("utf-8"))
+    return len(request_body({"receive_id": receive_id, "msg_type": "interactive", "content": card_json(card), "uuid": uuid}))
 
 
 def _fits(card: Card) -> bool:

@@ -24,7 +24,7 @@ from datetime import datetime
 from typing import Any
 from urllib.parse import quote
 
-from adapters.feishu.cards import card_json, cards_to_feishu
+from adapters.feishu.cards import card_json, cards_to_feishu, request_body
 from adapters.feishu.openapi import FeishuApi, FeishuResponse, TokenError
 from chatbot.cards import Card
 from chatbot.errors import DeliveryError
@@ -123,7 +123,8 @@ class FeishuDelivery:
         """
         body = {"receive_id": target, "msg_type": "interactive", "content": card_json(card), "uuid": uuid}
         resp = self._execute("im.v1.message.create", lambda: self.client.call(
-            "POST", "/open-apis/im/v1/messages", params={"receive_id_type": receive_id_type(target)}, json=body))
+            "POST", "/open-apis/im/v1/messages", params={"receive_id_type": receive_id_type(target)},
+            body=request_body(body)))
         return str(resp.data.get("message_id"))
 
     def reply(self, message_id: str, card: dict[str, Any], uuid: str, *, in_thread: bool = True) -> str:
@@ -135,7 +136,7 @@ class FeishuDelivery:
         """
         body = {"msg_type": "interactive", "content": card_json(card), "reply_in_thread": in_thread, "uuid": uuid}
         resp = self._execute("im.v1.message.reply", lambda: self.client.call(
-            "POST", f"/open-apis/im/v1/messages/{quote(message_id, safe='')}/reply", json=body))
+            "POST", f"/open-apis/im/v1/messages/{quote(message_id, safe='')}/reply", body=request_body(body)))
         return str(resp.data.get("message_id"))
 
     def send(self, destination: Destination, card: object, *, thread: str | None, delivery_key: str) -> SentMessage:

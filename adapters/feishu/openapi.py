@@ -133,17 +133,21 @@ class FeishuApi:
 
     def call(self, method: str, path: str, *, params: Mapping[str, str] | None = None,
              json: Mapping[str, Any] | None = None, files: Mapping[str, Any] | None = None,
-             data: Mapping[str, str] | None = None) -> FeishuResponse:
+             data: Mapping[str, str] | None = None, body: bytes | None = None) -> FeishuResponse:
         """One authorised request (``Authorization: Bearer <tenant token>``); a refused token is renewed
-        once and the request sent again.
+        once and the request sent again. ``body``: JSON bytes sent as they are
+        (``application/json; charset=utf-8``), for sends whose size is checked beforehand.
 
         Raises:
             TokenError / OSError: as :meth:`tenant_token`; ``ValueError`` never (bad JSON becomes ``{}``).
         """
         for attempt in (0, 1):
             token = self.tenant_token(renew=attempt == 1)
-            resp = self._request(method, path, params=params, json=json, files=files, data=data,
-                                 headers={"Authorization": f"Bearer {token}"})
+            headers = {"Authorization": f"Bearer {token}"}
+            if body is not None:
+                headers["Content-Type"] = "application/json; charset=utf-8"
+            resp = self._request(method, path, params=params, json=json, files=files,
+                                 data=body if body is not None else data, headers=headers)
             if resp.code not in TOKEN_ERRORS:
                 break
         return resp

@@ -10,7 +10,7 @@ import pytest
 from slack_sdk import WebClient
 from slack_sdk.errors import SlackApiError
 
-from adapters.feishu.cards import card_bytes, request_body_bytes
+from adapters.feishu.cards import card_bytes, card_json, request_body_bytes
 from adapters.feishu.delivery import FeishuDelivery, feishu_uuid, lark_client
 from adapters.slack.delivery import SlackDelivery, web_client
 from chatbot.cards import message_card
@@ -183,6 +183,12 @@ def test_fake_feishu_rejects_each_rule(feishu):
         d.create("oc_X", quoted, feishu_uuid("quoted"))
     assert exc.value.reason == RULES["card_bytes"].error
     assert feishu.body_sizes[-1] == request_body_bytes(quoted, receive_id="oc_X", uuid=feishu_uuid("quoted"))
+    # Chinese goes out as UTF-8 (3 bytes a character), not as ASCII-only JSON's 6-byte \uXXXX:
+    # 16,000 bytes of card would be a 32 KB body the default way, and are a 16 KB body here.
+    zh = big_card(16_000)
+    assert len(json.dumps({"content": card_json(zh)}).encode()) > 30_000
+    assert d.create("oc_X", zh, feishu_uuid("zh"))
+    assert feishu.body_sizes[-1] == request_body_bytes(zh, receive_id="oc_X", uuid=feishu_uuid("zh")) < 17_000
     with pytest.raises(DeliveryError) as exc:
         d.create("oc_X", tables_card(6), feishu_uuid("tables"))
     assert exc.value.reason == RULES["tables"].error

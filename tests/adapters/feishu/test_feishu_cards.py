@@ -109,14 +109,14 @@ def test_digits_mid_line_are_not_entities_in_the_real_weeks(vllm_rules):
     assert f"**平均重要度**: {d.avg_importance:.1f}" in text and "gpu_model_runner.py" in text
 
 
-def test_body_size_is_measured_as_lark_oapi_sends_it():
+def test_body_size_is_the_request_body_as_sent():
     from adapters.feishu.cards import card_bytes, card_json, request_body_bytes
 
     cards = cards_to_feishu(digest_cards(hostile_digest(lang="zh", chinese=True)))
     assert len(cards) == 3 and all(request_body_bytes(c) <= MAX_CARD_BYTES for c in cards)
     # body = the card JSON + one backslash per quote/backslash in it + the same envelope for every card
     envelopes = {request_body_bytes(c) - card_bytes(c) - card_json(c).count('"') - card_json(c).count("\\") for c in cards}
-    assert envelopes == {len('{"receive_id": "", "msg_type": "interactive", "content": "", "uuid": ""}') + 64 + 50}
+    assert envelopes == {len('{"receive_id":"","msg_type":"interactive","content":"","uuid":""}') + 64 + 50}
 
 
 def test_text_runs_keep_spacing():
