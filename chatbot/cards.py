@@ -754,9 +754,10 @@ def trends_card(trends: Trends, lang: str) -> Card:
 
 def filtered_card(d: Digest, prs: Sequence[AnalyzedPR], *, header: str, count_line: str, empty_line: str,
                   detail: Callable[[AnalyzedPR], str], report_url: str | None = None,
-                  limits: CardLimits = DEFAULT_LIMITS, notice: Sequence[str] = ()) -> Card:
+                  limits: CardLimits = DEFAULT_LIMITS, notice: Sequence[str] = (),
+                  key: Callable[[AnalyzedPR], tuple[float, ...]] = _rank) -> Card:
     """The PRs of a week that match a chat filter (a risk tag, an author): a count line, then the PRs
-    by importance with ``detail(pr)`` (untrusted text) each.
+    by importance (or by ``key``: a search's score) with ``detail(pr)`` (untrusted text) each.
 
     Args:
         d: the week's digest; prs: the matching PRs (any order).
@@ -765,7 +766,7 @@ def filtered_card(d: Digest, prs: Sequence[AnalyzedPR], *, header: str, count_li
     lang = d.lang
     blocks: list[Block] = [Section(role="notice", lines=tuple((Text(text=n),) for n in notice))] if notice else []
     blocks.append(window_context(d))
-    ranked = sorted(prs, key=_rank)
+    ranked = sorted(prs, key=key)
     if not ranked:
         blocks.append(Section(role="filtered", lines=((Text(text=empty_line),),)))
         return Card(header=header, lang=lang, blocks=tuple(blocks), fallback=f"{header}: {empty_line}")

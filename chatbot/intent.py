@@ -322,6 +322,9 @@ class Intent(Generic[Q]):
         help_rank: position in the help card (ascending).
         takes_week: the intent reads a week; a message naming a week that does not exist is then
             answered with help naming the bad week before this intent (and later ones) are tried.
+        fallback: ``fallback(input) -> query | None``, tried (in registry order) only when no
+            intent's ``parse`` took the text: what "not understood" becomes (the search); None
+            from every fallback gives the help card.
     """
 
     name: str
@@ -332,6 +335,7 @@ class Intent(Generic[Q]):
     help: Mapping[str, str] = field(default_factory=dict)
     help_rank: int = 100
     takes_week: bool = False
+    fallback: Callable[[ParseInput], QueryBase | None] | None = None
 
     def help_line(self, lang: str) -> str:
         """The help line in ``lang`` (English when that language has none)."""

@@ -51,6 +51,7 @@ class ModuleIndex:
                     names.append((k, m.id))
         self.names = tuple(names)
         self._topic_display = {t.id: {lang: t.display(lang) for lang in LANGS} for t in rules.topics}
+        self._topic_names = tuple(dict.fromkeys(n for t in rules.topics for n in (*t.name.values(), *t.aliases)))
         self._topic_keys: dict[str, str] = {}
         self._topic_rx: dict[str, re.Pattern[str]] = {}
         for t in rules.topics:
@@ -68,6 +69,10 @@ class ModuleIndex:
     def topic(self, name: str) -> str | None:
         """The topic id ``name`` spells (id, name, Chinese name or alias, letters and digits compared), or None."""
         return self._topic_keys.get(squash(name)) if squash(name) else None
+
+    def topic_names(self) -> tuple[str, ...]:
+        """Every topic name and alias, as the rules spell them (rules order)."""
+        return self._topic_names
 
     def topic_display(self, topic: str, lang: str) -> str:
         """The topic's display name in ``lang`` (the id when unknown)."""

@@ -101,7 +101,8 @@ def parse(text: str, *, modules: ModuleIndex | None = None, intents: Sequence[In
     Returns:
         The first intent's query; a named week that does not exist gives
         ``HelpQuery(problem="bad_week:2026-W60")`` before any week-taking intent is tried;
-        unknown text gives ``HelpQuery(unknown=True)``, an empty message ``HelpQuery()``.
+        text no intent parses goes to the intents' ``fallback`` (the search), and only when none
+        takes it is ``HelpQuery(unknown=True)``; an empty message gives ``HelpQuery()``.
     """
     inp = ParseInput(text=clean_text(text), modules=modules if modules is not None else default_module_index())
     for intent in intents:
@@ -110,6 +111,11 @@ def parse(text: str, *, modules: ModuleIndex | None = None, intents: Sequence[In
         q = intent.parse(inp)
         if q is not None:
             return q
+    for intent in intents:
+        if intent.fallback is not None and not inp.week_problem:
+            q = intent.fallback(inp)
+            if q is not None:
+                return q
     return HelpQuery(lang=inp.lang, unknown=True)
 
 

@@ -12,7 +12,7 @@ from datetime import datetime
 
 from adapters.feishu.cards import cards_to_feishu
 from adapters.slack.blocks import card_to_messages
-from chatbot.cards import Card, digest_cards
+from chatbot.cards import Card, Section, digest_cards
 from chatbot.digest import repo_from_urls
 from chatbot.errors import InputError
 from chatbot.models import Digest
@@ -142,15 +142,19 @@ def cited_prs(card: Card) -> list[int]:
 def answer_json(query: object, card: Card, *, repo: str, now: datetime, tz: str) -> dict[str, object]:
     """``prhub ask --format json``: ``{"intent", "repo", "week", "prs", "card"}``.
 
-    ``intent`` is the parsed intent (``help`` only when nothing was understood), ``week`` the ISO
+    ``intent`` is the parsed intent (``help`` only when the answer is the help card: nothing was
+    understood and a search found nothing, or help was asked for), ``week`` the ISO
     week the query named, resolved at ``now`` in ``tz`` (None for intents without a week; an empty
     current week answered with last week keeps the asked week), ``prs`` the PR numbers the card cites,
     ``card`` the platform-neutral card.
     """
+    intent = getattr(query, "intent", "help")
     ref = getattr(query, "week", None)
+    if any(isinstance(b, Section) and b.role == "help" for b in card.blocks):
+        intent, ref = "help", None  # text not understood, and a search found nothing near it either
     week: str | None = None
     if isinstance(ref, str):
         current = IsoWeek.containing(now, load_zone(tz))
         week = str(current if ref == "current" else current.previous() if ref == "previous" else IsoWeek.parse(ref))
-    return {"intent": getattr(query, "intent", "help"), "repo": repo, "week": week, "prs": cited_prs(card),
+    return {"intent": intent, "repo": repo, "week": week, "prs": cited_prs(card),
             "card": card.model_dump(mode="json")}

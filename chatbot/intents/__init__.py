@@ -14,13 +14,14 @@ from typing import Any
 
 from chatbot.intent import Intent
 from chatbot.intents import (authors, contributors, help, module, new_contributors, paths, pr_lookup, risk_tags, risks,
-                             subscriptions, summary, top_prs, trends)
+                             search, subscriptions, summary, top_prs, trends)
 
 INTENTS: tuple[Intent[Any], ...] = (
     help.INTENT,
     subscriptions.LIST,
     subscriptions.UNSUBSCRIBE,
     subscriptions.SUBSCRIBE,
+    search.INTENT,
     pr_lookup.INTENT,
     trends.INTENT,
     paths.INTENT,

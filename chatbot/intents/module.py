@@ -31,11 +31,14 @@ PATTERNS = {
 """A head (``what changed in``, ``模块``) and a tail (``changes``, ``有什么变化``) per language
 around the module name; without them, a text that is only a module name still asks for it."""
 _HEAD = re.compile(rf"^(?:{PATTERNS['en'][0]})\b ?|^(?:{PATTERNS['zh'][0]}) ?")
+_STRONG = re.compile(r"^(?:modules?\b|模块)")
 _TAIL = re.compile(rf" ?(?:{PATTERNS['en'][1]}|{PATTERNS['zh'][1]})$")
 
 
 def parse(inp: ParseInput) -> QueryBase | None:
-    """A module name, optionally inside a head or tail; only a week (``this week``) is the summary."""
+    """A module name, optionally inside a head or tail; only a week (``this week``) is the summary.
+    A name that is no module is this intent's only after the word "module" ("module nosuch");
+    otherwise ("Kimi changes") it is left to the search fallback."""
     rest = inp.rest
     name = rest
     explicit = False
@@ -48,6 +51,8 @@ def parse(inp: ParseInput) -> QueryBase | None:
     if not name and rest != inp.text:  # only a week ("this week"): the week's summary
         return SummaryQuery(lang=inp.lang, week=inp.week)
     module, asked, candidates = module_target(name, inp.modules)
+    if module is None and not candidates and explicit and not _STRONG.match(rest):
+        return None  # "Kimi changes", "what changed in qwen3": no module; the search fallback reads it
     if module is not None or candidates or explicit:
         return ModuleQuery(lang=inp.lang, week=inp.week, module=module, asked=asked, candidates=candidates)
     return None

@@ -82,3 +82,37 @@ def test_top_n_lists_n_and_the_trends_header_counts_weeks(weeks):
     one = ask("trends", inputs=[str(shared_file("vllm", "2026-W20.json"))], sample=False, repo=None, rules_file=None,
               tz="UTC", lang=None, fmt="text")
     assert one.splitlines()[0] == "Trends · vllm-project/vllm · 1 week"
+
+
+@pytest.mark.parametrize("query, total, first", [
+    ("Kimi changes", 3, [42081, 41778, 42616]),  # topic Kimi in two titles, a kimi_audio.py path in the third
+    ("DeepSeek V4", 13, [42810, 42320, 42342]),
+    ("Qwen3", 13, [42151, 42716, 42394]),
+    ("what changed in qwen3", 13, [42151, 42716, 42394]),  # no module qwen3: searched, not "no module"
+    ("搜索 量化", 19, [38288, 42339, 40735]),
+])
+def test_topics_and_free_text_are_a_ranked_search(weeks, query, total, first):
+    out = run(query, weeks)
+    assert (out["intent"], out["week"]) == ("search", "2026-W20")
+    assert out["prs"][:3] == first and len(out["prs"]) == min(total, 10)
+    text = run(query, weeks, "text")
+    assert f"{total} of 217 PRs." in text or f"共 217 个 PR 中有 {total} 个。" in text
+
+
+def test_search_ranks_topic_titles_above_path_only_matches(weeks):
+    text = run("Kimi changes", weeks, "text")
+    assert text.index("#41778") < text.index("#42616")  # 'topic Kimi' (6+) before a path match (2)
+    assert "topic Kimi" in text and "vllm/model_executor/models/kimi_audio.py" in text
+
+
+def test_did_you_mean_and_the_help_card_only_when_nothing_is_found(weeks):
+    near = run("qwen4", weeks)
+    assert near["intent"] == "search" and near["prs"] == []
+    assert "Did you mean: Qwen3?" in run("qwen4", weeks, "text")
+    assert "Did you mean: DeepSeek V4, DeepSeek?" in run("deepseek v5", weeks, "text")
+    for nothing in ("blah blah", "what is the weather"):
+        out = run(nothing, weeks)
+        assert (out["intent"], out["week"], out["prs"]) == ("help", None, [])
+        assert "I did not understand that" in run(nothing, weeks, "text")
+    explicit = run("search weather", weeks)  # asked to search: a search answer, with title-word suggestions
+    assert explicit["intent"] == "search" and "Did you mean: gather?" in run("search weather", weeks, "text")

@@ -10,6 +10,7 @@ from typing import Literal
 from chatbot.cards import Card, block_text, message_card
 from chatbot.intent import AnswerContext, Intent, ParseInput, QueryBase, compile_patterns
 from chatbot.intents import INTENTS
+from chatbot.intents.search import SearchQuery
 from chatbot.queries import Responder, answer, parse, query_adapter
 
 NOW = datetime(2026, 5, 17, 12, tzinfo=timezone.utc)
@@ -41,6 +42,7 @@ def test_help_card_is_generated_from_the_registry_in_rank_order():
         "• what changed in spec-decode / attention this week: one module's PRs, churn and risks",
         "• PRs by LOGIN / what did NAME merge [last week]: one author's merged PRs",
         "• PRs touching vllm/v1/worker (a file or a directory) [last week]",
+        "• search kv cache / Kimi changes / DeepSeek V4: PRs by title, path, module, topic or author",
         "• top PRs: the week's key PRs",
         "• contributors: the most active authors",
         "• any new contributors? [last week]: first merges in the stored history",
@@ -50,9 +52,9 @@ def test_help_card_is_generated_from_the_registry_in_rank_order():
         "• my subscriptions: what you follow",
     ]
     zh = lines_of(answer(parse("帮助"), digest_provider=None, now=NOW))  # type: ignore[arg-type]
-    assert zh[0] == "• 本周风险 / 上周风险 / 风险 2026-W19：带风险标签的 PR 及原因" and len(zh) == 13
+    assert zh[0] == "• 本周风险 / 上周风险 / 风险 2026-W19：带风险标签的 PR 及原因" and len(zh) == 14
     bad = lines_of(answer(parse("risks 2026-W60"), digest_provider=None, now=NOW))  # type: ignore[arg-type]
-    assert "2026-W60" in bad[0] and len(bad) == 14
+    assert "2026-W60" in bad[0] and len(bad) == 15
 
 
 # --- a new intent: the "module" below plus one registry entry ------------------------------------
@@ -79,7 +81,7 @@ PING = Intent(name="ping", query=PingQuery, patterns=PING_PATTERNS, parse=_parse
 
 def test_adding_an_intent_is_one_module_and_one_registry_entry():
     registry = (*INTENTS, PING)  # the registry line
-    assert parse("ping").intent == "help"  # unknown without it
+    assert parse("ping") == SearchQuery(text="ping", fallback=True)  # not understood without it: searched
     q = parse("<@U_BOT> PING!", intents=registry)
     assert q == PingQuery()
     assert query_adapter(registry).validate_python(q.model_dump()) == q
@@ -87,7 +89,7 @@ def test_adding_an_intent_is_one_module_and_one_registry_entry():
     card = answer(q, digest_provider=None, now=NOW, intents=registry)  # type: ignore[arg-type]
     assert card.header == "pong"
     help_lines = lines_of(answer(parse("help", intents=registry), digest_provider=None, now=NOW, intents=registry))  # type: ignore[arg-type]
-    assert help_lines[-1] == "• ping: is the bot there" and len(help_lines) == 14
+    assert help_lines[-1] == "• ping: is the bot there" and len(help_lines) == 15
     responder = Responder(digest_provider=None, clock=lambda: NOW, repo="o/r", intents=registry)  # type: ignore[arg-type]
     assert responder.reply("ping").header == "pong"
     # earlier intents keep precedence: "risks ping" is still a risks question

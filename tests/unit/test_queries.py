@@ -192,7 +192,12 @@ def test_message_text_never_raises():
     ("我的订阅", "subscriptions", {"lang": "zh"}),
     ("help", "help", {"unknown": False}),
     ("帮助", "help", {"unknown": False, "lang": "zh"}),
-    ("what is the weather", "help", {"unknown": True}),
+    ("what is the weather", "search", {"fallback": True, "text": "weather"}),  # not understood: searched
+    ("what is the", "help", {"unknown": True}),  # only stop words: nothing to search either
+    ("Kimi changes", "search", {"fallback": True, "text": "kimi"}),
+    ("what changed in qwen3", "search", {"fallback": True, "text": "qwen3"}),
+    ("search kv cache", "search", {"fallback": False, "text": "kv cache"}),
+    ("搜索 量化", "search", {"fallback": False, "text": "量化", "lang": "zh"}),
     ("risks 2026-W60", "help", {"problem": "bad_week:2026-W60"}),
 ])
 def test_intents(text, intent, fields):
