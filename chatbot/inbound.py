@@ -7,7 +7,9 @@ the same for every platform::
 
     filter   direct messages always; group and channel messages only when addressed to the bot
     claim    the de-dup key in the persistent EventLog (first claim wins; twins and retries lose)
-    route    the conversation's repository (its configured destination) else the default one
+    route    a repository the message names ("risks in owner/name", "owner/name 的风险"), else the
+             conversation's repository (its configured destination), else the default (first) one;
+             a named repository that is not configured is answered with the configured ones
     answer   the repository's Responder (its rules, its week zone)
     catch    a PrhubError shows its safe user_message; anything else an "internal error" card
 
@@ -18,6 +20,7 @@ to the bot) never takes the key from its twin that is answered.
 from __future__ import annotations
 
 import logging
+import re
 from collections.abc import Callable, Collection, Mapping, Sequence
 from datetime import datetime
 
@@ -25,17 +28,20 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from chatbot.admins import admin_key
 from chatbot.actions import decode, problem_card
-from chatbot.cards import Action, Card, message_card
+from chatbot.cards import Action, Card, Section, Text, Untrusted, message_card
 from chatbot.errors import PrhubError
 from chatbot.events import EventLog
 from chatbot.i18n import tr
 from chatbot.queries import Responder
+from chatbot.repo_mention import find_repo_mention
 from chatbot.subscriptions import PLATFORM_NAME, Requester
 
 log = logging.getLogger(__name__)
 
 ActionHandler = Callable[[Action, Requester, str], Card]
 """``handler(action, requester, default_lang) -> answer card`` for a button the wiring handles."""
+
+_CJK = re.compile(r"[\u4e00-\u9fff]")
 
 
 class InboundMessage(BaseModel):
@@ -91,13 +97,15 @@ class ChatService:
         handlers: action id -> ``handler(action, requester, lang) -> Card`` for buttons that are
             not chat questions (the weekly post's ``approve`` / ``skip``); the action's ``value``
             is untrusted and the handler validates it. Other ids go to :data:`chatbot.actions.ACTIONS`.
+        path_roots: top directories of the repositories' rules globs (``vllm``, ``csrc``): an
+            ``owner/name`` starting with one is a path, not a repository (:mod:`chatbot.repo_mention`).
     """
 
     def __init__(self, *, responders: Sequence[Responder], events: EventLog, clock: Callable[[], datetime],
                  admins: Mapping[str, Collection[str]] | None = None,
                  routes: Mapping[tuple[str, str], str] | None = None,
                  busy: Callable[[], bool] | None = None,
-                 handlers: Mapping[str, ActionHandler] | None = None) -> None:
+                 handlers: Mapping[str, ActionHandler] | None = None, path_roots: Collection[str] = ()) -> None:
         if not responders:
             raise ValueError("ChatService needs at least one Responder")
         self.responders = {r.repo.casefold(): r for r in responders}
@@ -108,6 +116,7 @@ class ChatService:
         self.routes = {(p, c): repo.casefold() for (p, c), repo in (routes or {}).items()}
         self.busy = busy or (lambda: False)
         self.handlers = dict(handlers or {})
+        self.path_roots = frozenset(path_roots)
 
     @property
     def default_lang(self) -> str:
@@ -119,12 +128,33 @@ class ChatService:
         repo = self.routes.get((msg.platform, msg.channel))
         return self.responders.get(repo, self.default) if repo else self.default
 
-    def requester(self, msg: InboundMessage) -> Requester:
-        """Who asks and where, with admin rights from ``admins`` and the routed repository."""
+    def route(self, msg: InboundMessage) -> tuple[Responder, str, str | None]:
+        """``(responder, text, unknown)``: the repository a message is answered about and the text its
+        intents parse. A configured repository the text names wins for this message (its mention
+        removed); else the conversation's. ``unknown`` is an ``owner/name`` the text names that is
+        not configured (None otherwise)."""
+        mention = find_repo_mention(msg.text, configured=[r.repo for r in self.responders.values()],
+                                    path_roots=self.path_roots)
+        if mention is not None and mention.known:
+            return self.responders[mention.repo.casefold()], mention.rest, None
+        return self.responder_for(msg), msg.text, mention.repo if mention is not None else None
+
+    def requester(self, msg: InboundMessage, responder: Responder | None = None) -> Requester:
+        """Who asks and where, with admin rights from ``admins`` and the repository answered about
+        (``responder``'s, default the conversation's)."""
         return Requester(platform=msg.platform, workspace=msg.workspace, user=msg.user, channel=msg.channel,
                          is_admin=bool(msg.workspace) and admin_key(msg.workspace, msg.user)
                          in self.admins.get(msg.platform, frozenset()),
-                         repo=self.responder_for(msg).repo)
+                         repo=(responder or self.responder_for(msg)).repo)
+
+    def unknown_repo_card(self, repo: str, lang: str) -> Card:
+        """One line: ``repo`` is not configured, and the configured repositories."""
+        known = ", ".join(r.repo for r in self.responders.values())
+        line = (Text(text=tr(lang, "card.repo.unknown.before")), Untrusted(text=repo),
+                Text(text=tr(lang, "card.repo.unknown.after", repos=known, first=self.default.repo)))
+        return Card(header=tr(lang, "card.repo.unknown.header"), lang=lang,
+                    blocks=(Section(role="error", lines=(line,)),),
+                    fallback="".join(t.text for t in line))
 
     def accept(self, msg: InboundMessage) -> bool:
         """Filter, then claim the de-dup key: True when this copy of the message is to be answered.
@@ -146,14 +176,16 @@ class ChatService:
 
     def answer(self, msg: InboundMessage) -> Card:
         """The answer card to an accepted message; never raises (the pipeline's one catch-all)."""
-        responder = self.responder_for(msg)
+        responder, text, unknown = self.route(msg)
         if self.busy():
             lang = responder.default_lang
             return message_card(tr(lang, "card.busy.header"), [tr(lang, "card.busy")], lang=lang, role="error")
+        if unknown is not None:
+            return self.unknown_repo_card(unknown, "zh" if _CJK.search(text) else "en")
         try:
             if msg.action is not None:
                 return self._act(msg, msg.action)
-            return responder.reply(msg.text, requester=self.requester(msg))
+            return responder.reply(text, requester=self.requester(msg, responder))
         except PrhubError as exc:
             log.warning("%s %s: %s", msg.platform, msg.where, exc.user_message)
             return responder.error_card(exc.user_message)

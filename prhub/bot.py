@@ -24,10 +24,11 @@ from prhub.llm import llm_settings, write_with_model
 from chatbot.errors import InputError
 from chatbot.models import Digest, PullRequest
 from chatbot.ports import ChatDelivery, Clock
-from chatbot.rules import Rules, load_rules, shipped_rules, shipped_rules_names
+from chatbot.rules import Rules
 from chatbot.weeks import IsoWeek, load_zone
 from prhub import bootstrap
 from prhub.clock import SYSTEM_CLOCK
+from prhub.config import Config, Settings, repo_rules, settings_of
 from scheduler.config import LoadedConfig, RepositoryConfig
 from scheduler.delivery import Deliverer, Sleeper, Stopping
 from scheduler.jobs import ChartRenderer, DigestBuilder, DigestJob
@@ -56,20 +57,6 @@ class StopSleeper:
 
 
 # -- the digest of a configured repository -----------------------------------------------------------
-
-
-def repo_rules(loaded: LoadedConfig, cfg: RepositoryConfig) -> Rules:
-    """The repository's rules: a shipped rules name (``generic``), a file relative to the config, or
-    the shipped rules for the repository.
-
-    Raises:
-        RulesError: the file cannot be read or does not validate.
-    """
-    if cfg.rules is None:
-        return bootstrap.rules_for(cfg.repo, None)
-    if cfg.rules in shipped_rules_names() and not loaded.resolve(cfg.rules).exists():
-        return shipped_rules(cfg.rules)
-    return load_rules(loaded.resolve(cfg.rules))
 
 
 def week_file(loaded: LoadedConfig, cfg: RepositoryConfig, week: IsoWeek) -> Path:
@@ -201,20 +188,14 @@ def create_bot(loaded: LoadedConfig, store: SqlStore, deliveries: dict[str, Chat
     return Bot(loaded, store, job, sched, sleeper, metrics)
 
 
-def settings_for(loaded: LoadedConfig) -> Any:
-    """The environment settings (tokens, API URLs), with the config's admins added to the env's.
+def settings_for(loaded: LoadedConfig) -> Settings:
+    """The environment's settings over the config's ``chat:`` keys, with its admins added
+    (:func:`prhub.config.settings_of`).
 
     Raises:
-        prhub.settings.SettingsError: an invalid variable.
+        prhub.config.SettingsError: an invalid variable or ``chat:`` value.
     """
-    from prhub.settings import load_settings
-
-    base = load_settings()
-    admins = loaded.config.admins
-    return load_settings(
-        prhub_slack_admins=tuple(dict.fromkeys((*base.prhub_slack_admins, *admins.get("slack", ())))),
-        prhub_feishu_admins=tuple(dict.fromkeys((*base.prhub_feishu_admins, *admins.get("feishu", ())))),
-    )
+    return settings_of(loaded)
 
 
 def platform_deliveries(settings: Any) -> dict[str, ChatDelivery]:
@@ -396,7 +377,7 @@ def serve(loaded: LoadedConfig, *, db: str | None, host: str | None = None, port
     try:
         from prhub.web import create_app
 
-        chat_app = create_app(settings, store, fallback=_reports_app(store, settings, loaded),
+        chat_app = create_app(Config(file=loaded, env=settings), store, fallback=_reports_app(store, settings, loaded),
                               max_request_bytes=loaded.config.server.max_request_bytes,
                               platform_retry=(loaded.config.server.platform_retry_seconds, 300.0),
                               reply_queue=loaded.config.server.reply_queue or 4 * loaded.config.server.threads)

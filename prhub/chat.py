@@ -17,12 +17,12 @@ from chatbot.digest import repo_from_urls
 from chatbot.errors import InputError
 from chatbot.models import Digest
 from chatbot.queries import DigestCache, ModuleIndex, answer, parse
-from chatbot.render.escape import safe_url
 from chatbot.render.text import card_to_text
 from chatbot.rules import Rules
 from chatbot.weeks import IsoWeek, load_zone
 from prhub import bootstrap
 from prhub.clock import SYSTEM_CLOCK
+from prhub.config import check_public_url
 
 
 
@@ -33,20 +33,6 @@ def public_url() -> str | None:
         InputError: set but not an http(s) URL.
     """
     return check_public_url(os.environ.get("PRHUB_PUBLIC_URL", ""))
-
-
-def check_public_url(value: str | None) -> str | None:
-    """A ``PRHUB_PUBLIC_URL`` value without its trailing slash; None when empty.
-
-    Raises:
-        InputError: not an http(s) URL (the message names ``PRHUB_PUBLIC_URL``).
-    """
-    base = (value or "").strip()
-    if not base:
-        return None
-    if not safe_url(base):
-        raise InputError(f"PRHUB_PUBLIC_URL {base!r}: not an http(s) URL such as https://prhub.example.com")
-    return base.rstrip("/")
 
 
 def report_url(repo: str, week: IsoWeek | str) -> str | None:

@@ -45,9 +45,9 @@ def config_problems(loaded: LoadedConfig, settings: Any) -> list[str]:
 
     Args:
         loaded: the validated config.
-        settings: :class:`prhub.settings.Settings` (tokens).
+        settings: :class:`prhub.config.Settings` (tokens).
     """
-    from prhub.bot import repo_rules
+    from prhub.config import repo_rules
 
     out: list[str] = []
     need = {"slack": (("SLACK_BOT_TOKEN", settings.slack_bot_token),),

@@ -316,15 +316,15 @@ def config_schema_cmd() -> None:
 def config_check_cmd(config: ConfigOpt = None) -> None:
     """Validate the config file: one line per repository; exit 2 listing what is missing (rules files,
     the tokens of configured destinations, GITHUB_TOKEN for source: github)."""
-    from prhub.config import load_config
-
     from prhub.checks import config_problems
-    from prhub.settings import load_settings
+    from prhub.config import load
 
-    loaded = load_config(config)
+    cfg = load(config, require_file=True)
+    assert cfg.file is not None
+    loaded = cfg.file
     for r in loaded.config.repositories:
         typer.echo(f"{r.repo}: {r.schedule.crontab} ({r.schedule.timezone}), {len(r.destinations)} destination(s), source {r.source}")
-    problems = config_problems(loaded, load_settings())
+    problems = config_problems(loaded, cfg.env)
     for p in problems:
         sys.stderr.write(f"prhub: error: {p}\n")
     if problems:
@@ -335,11 +335,10 @@ def config_check_cmd(config: ConfigOpt = None) -> None:
 def doctor_cmd(config: ConfigOpt = None, db: DbOpt = None) -> None:
     """Check every token, scope, destination channel, the database and the GitHub token: one line each, with the fix."""
     from prhub.checks import doctor
-    from prhub.settings import load_settings
-    from prhub.config import CONFIG_ENV, load_config
+    from prhub.config import load
 
-    loaded = load_config(config) if (config or os.environ.get(CONFIG_ENV)) else None
-    checks = doctor(loaded, load_settings(), db=db)
+    cfg = load(config)
+    checks = doctor(cfg.file, cfg.env, db=db)
     for c in checks:
         typer.echo(c.line())
     if not all(c.ok for c in checks):

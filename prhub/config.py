@@ -1,34 +1,345 @@
-"""The bot's configuration file, read and checked against the chat-platform registry.
+"""The one configuration of prhub: one YAML file for everything that is not a secret, the
+environment for the secrets.
 
-One YAML file (``--config FILE`` or ``PRHUB_CONFIG``) holds everything that is not a secret:
-repositories (rules, week zone, schedule, destinations), admins, subscriptions, delivery and
-server settings; the models live in :mod:`scheduler.config` (``extra="forbid"``: a misspelt key is
-an error naming it). Secrets stay in the environment (:mod:`prhub.settings`).
+``load(path)`` reads both and gives a :class:`Config`:
 
-This module adds what only the wiring knows, the chat platforms (:mod:`prhub.platforms`):
+* the file, named by ``--config FILE`` or ``PRHUB_CONFIG``: repositories (rules, week zone, schedule,
+  destinations), admins, subscriptions, delivery, server, the LLM writer and ``chat:`` (the chat
+  bot's public URL, default language, platform API URLs, connection modes, event retention). The
+  models live in :mod:`scheduler.config` and here (``extra="forbid"``: a misspelt key is an error
+  naming it and its line);
+* the environment (pydantic-settings, :class:`Settings`): the secrets — ``SLACK_BOT_TOKEN``,
+  ``SLACK_SIGNING_SECRET``, ``SLACK_APP_TOKEN``, ``FEISHU_APP_ID``/``FEISHU_APP_SECRET``,
+  ``FEISHU_VERIFICATION_TOKEN``, ``FEISHU_ENCRYPT_KEY``, ``GITHUB_WEBHOOK_SECRET``, the LLM key,
+  ``PRHUB_DATABASE_URL`` — and, for a deployment without a file, the documented variables of the
+  ``chat:`` keys (``PRHUB_PUBLIC_URL``, ``PRHUB_DEFAULT_LANG``, ``SLACK_API_URL`` ...).
 
-* a destination may be written ``{<platform>: <target>, lang: zh}`` (``{slack: C0123}``,
-  ``{feishu: oc_...}``), expanded here to ``{platform: slack, target: C0123, lang: zh}``;
-* every destination's ``platform`` and every ``admins`` key must be a registered platform.
+Precedence: an environment variable wins over the file's ``chat:`` key it names, which wins over the
+default. A secret in the file is an error (the file is not a secret store). Without a file (chat
+only: ``prhub web``/tests), ``PRHUB_DEFAULT_REPO`` (default vllm-project/vllm) and ``PRHUB_TZ``
+(default UTC) make a one-repository configuration with the shipped rules; with a file they are
+not used — the chat serves every ``repositories[]`` entry with its ``rules`` and ``week_tz``.
+
+Destinations may be written ``{<platform>: <target>, lang: zh}`` (``{slack: C0123}``,
+``{feishu: oc_...}``), expanded here to ``{platform: slack, target: C0123, lang: zh}``; every
+destination's ``platform`` and every ``admins`` key must be a registered platform
+(:mod:`prhub.platforms`).
+
+Every problem is one :class:`chatbot.errors.InputError` line (the CLI exits 2): what, where
+(``FILE:LINE: key.path`` or the variable's name) and how to fix it; never a secret's value.
 """
-
 from __future__ import annotations
 
+import contextvars
 import os
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any, Literal
 
 import yaml
-from pydantic import ValidationError
+from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, field_validator
+from pydantic_settings import BaseSettings, InitSettingsSource, NoDecode, PydanticBaseSettingsSource, SettingsConfigDict
 
 from chatbot.admins import check_scoped
 from chatbot.errors import InputError
+from chatbot.render.escape import safe_url
+from chatbot.rules import Rules, default_rules_for, load_rules, shipped_rules, shipped_rules_names
+from chatbot.weeks import load_zone
 from chatbot.yamlfile import load_yaml
 from prhub import platforms
-from scheduler.config import BotConfig, DestinationConfig, LoadedConfig
+from scheduler.config import BotConfig, DestinationConfig, LoadedConfig, RepositoryConfig
 
 CONFIG_ENV = "PRHUB_CONFIG"
 """Environment variable naming the config file when ``--config`` is not given."""
+
+_REPO = re.compile(r"^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$")
+
+SECRET_FIELDS = frozenset({"slack_bot_token", "slack_signing_secret", "slack_app_token", "feishu_app_secret",
+                           "feishu_verification_token", "feishu_encrypt_key", "github_webhook_secret"})
+"""Settings that are secrets: environment only, never shown."""
+
+
+class SettingsError(InputError):
+    """A missing or invalid setting; ``user_message`` names the variable (or the file key) and never
+    shows a secret."""
+
+
+def check_public_url(value: str | None) -> str | None:
+    """A ``PRHUB_PUBLIC_URL`` value without its trailing slash; None when empty.
+
+    Raises:
+        InputError: not an http(s) URL (the message names ``PRHUB_PUBLIC_URL``).
+    """
+    base = (value or "").strip()
+    if not base:
+        return None
+    if not safe_url(base):
+        raise InputError(f"PRHUB_PUBLIC_URL {base!r}: not an http(s) URL such as https://prhub.example.com")
+    return base.rstrip("/")
+
+
+# -- the file's chat: section ----------------------------------------------------------------------
+
+
+class ChatSection(BaseModel):
+    """``chat:`` in the config file: the chat bot's settings that are not secrets. Each key has an
+    environment variable that wins over it (named in brackets).
+
+    Attributes:
+        public_url: base of "Full report" links and of HTTP-mode request URLs (``PRHUB_PUBLIC_URL``).
+        default_lang: language of answers that give no words to tell it by (``PRHUB_DEFAULT_LANG``).
+        slack_api_url: Slack Web API root (``SLACK_API_URL``; tests: a fake).
+        feishu_api_url: Feishu/Lark domain (``FEISHU_API_URL``; Lark: ``https://open.larksuite.com``).
+        feishu_bot_open_id: the bot's ``open_id`` (``FEISHU_BOT_OPEN_ID``; default: asked once).
+        slack_mode: ``auto``, ``socket`` or ``http`` (``PRHUB_SLACK_MODE``).
+        feishu_mode: ``auto``, ``long`` or ``http`` (``PRHUB_FEISHU_MODE``).
+        event_retention_hours: how long inbound event ids are remembered, hours, >= 7
+            (``PRHUB_EVENT_RETENTION_HOURS``).
+    """
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    public_url: str | None = None
+    default_lang: Literal["en", "zh"] | None = None
+    slack_api_url: str | None = None
+    feishu_api_url: str | None = None
+    feishu_bot_open_id: str | None = None
+    slack_mode: Literal["auto", "socket", "http"] | None = None
+    feishu_mode: Literal["auto", "long", "http"] | None = None
+    event_retention_hours: float | None = Field(default=None, ge=7.0, le=24 * 30)
+
+    def as_settings(self) -> dict[str, Any]:
+        """The keys given, under their :class:`Settings` field names."""
+        return {_CHAT_FIELDS[k]: v for k, v in self.model_dump(exclude_none=True).items()}
+
+
+_CHAT_FIELDS = {"public_url": "prhub_public_url", "default_lang": "prhub_default_lang",
+                "slack_api_url": "slack_api_url", "feishu_api_url": "feishu_api_url",
+                "feishu_bot_open_id": "feishu_bot_open_id", "slack_mode": "prhub_slack_mode",
+                "feishu_mode": "prhub_feishu_mode", "event_retention_hours": "prhub_event_retention_hours"}
+
+
+class FileConfig(BotConfig):
+    """The whole config file: :class:`scheduler.config.BotConfig` (what the scheduler reads) and the
+    chat bot's ``chat:`` section."""
+
+    chat: ChatSection = ChatSection()
+
+
+# -- the environment ---------------------------------------------------------------------------------
+
+
+def _ids(value: Any) -> Any:
+    if isinstance(value, str):
+        return tuple(v for v in (p.strip() for p in value.split(",")) if v)
+    return value
+
+
+class Settings(BaseSettings):
+    """The environment's settings (pydantic-settings): every field is read from the variable of the
+    same name in upper case (``SLACK_BOT_TOKEN``, ``PRHUB_PUBLIC_URL``...), over the file's ``chat:``
+    keys (:meth:`ChatSection.as_settings`, handed in by :func:`load_settings`).
+
+    Secrets are :class:`pydantic.SecretStr`: their repr is ``'**********'`` and no error, log line or
+    card ever shows their value. ``PRHUB_DEFAULT_REPO``/``PRHUB_TZ`` are used only without a config
+    file (:func:`chat_repositories`).
+    """
+
+    model_config = SettingsConfigDict(case_sensitive=False, extra="ignore", frozen=True, env_ignore_empty=True)
+
+    slack_bot_token: SecretStr | None = None
+    slack_signing_secret: SecretStr | None = None
+    slack_app_token: SecretStr | None = None
+    slack_api_url: str = "https://slack.com/api/"
+    feishu_app_id: str | None = None
+    feishu_app_secret: SecretStr | None = None
+    feishu_verification_token: SecretStr | None = None
+    feishu_encrypt_key: SecretStr | None = None
+    feishu_api_url: str = "https://open.feishu.cn"
+    feishu_bot_open_id: str | None = None
+    prhub_slack_mode: Literal["auto", "socket", "http"] = "auto"
+    prhub_feishu_mode: Literal["auto", "long", "http"] = "auto"
+    github_webhook_secret: SecretStr | None = None
+    prhub_public_url: str | None = None
+    prhub_default_repo: str = "vllm-project/vllm"
+    prhub_default_lang: Literal["en", "zh"] = "en"
+    prhub_tz: str = "UTC"
+    prhub_slack_admins: Annotated[tuple[str, ...], NoDecode] = ()
+    prhub_feishu_admins: Annotated[tuple[str, ...], NoDecode] = ()
+    prhub_database_url: str | None = None
+    prhub_event_retention_hours: float = Field(default=8.0, ge=7.0, le=24 * 30)
+
+    @field_validator("prhub_slack_admins", "prhub_feishu_admins", mode="before")
+    @classmethod
+    def _split_ids(cls, v: Any) -> Any:
+        return _ids(v)
+
+    @field_validator("prhub_slack_admins", "prhub_feishu_admins")
+    @classmethod
+    def _scoped_ids(cls, v: tuple[str, ...]) -> tuple[str, ...]:
+        return tuple(check_scoped(x) for x in v)
+
+    @field_validator("prhub_public_url")
+    @classmethod
+    def _public_url(cls, v: str | None) -> str | None:
+        try:
+            return check_public_url(v)
+        except InputError:
+            raise ValueError("not an http(s) URL such as https://prhub.example.com") from None
+
+    @field_validator("slack_api_url", "feishu_api_url")
+    @classmethod
+    def _api_url(cls, v: str) -> str:
+        v = v.strip()
+        if not safe_url(v):
+            raise ValueError("not an http(s) URL")
+        return v
+
+    @field_validator("prhub_default_repo")
+    @classmethod
+    def _repo(cls, v: str) -> str:
+        if not _REPO.match(v.strip()):
+            raise ValueError("use owner/name, e.g. vllm-project/vllm")
+        return v.strip()
+
+    @field_validator("prhub_tz")
+    @classmethod
+    def _tz(cls, v: str) -> str:
+        try:
+            load_zone(v)
+        except InputError:
+            raise ValueError("not a known IANA time zone such as Asia/Shanghai") from None
+        return v
+
+    @classmethod
+    def settings_customise_sources(
+        cls,
+        settings_cls: type[BaseSettings],
+        init_settings: PydanticBaseSettingsSource,
+        env_settings: PydanticBaseSettingsSource,
+        dotenv_settings: PydanticBaseSettingsSource,
+        file_secret_settings: PydanticBaseSettingsSource,
+    ) -> tuple[PydanticBaseSettingsSource, ...]:
+        # constructor values (tests) > the environment > the file's chat: keys > defaults
+        return (init_settings, env_settings, InitSettingsSource(settings_cls, init_kwargs=dict(_FILE_VALUES.get())))
+
+    # -- derived -------------------------------------------------------------------------------
+
+    @property
+    def slack_enabled(self) -> bool:
+        """Both ``SLACK_BOT_TOKEN`` and ``SLACK_SIGNING_SECRET`` are set."""
+        return bool(self.slack_bot_token and self.slack_signing_secret)
+
+    @property
+    def feishu_enabled(self) -> bool:
+        """Both ``FEISHU_APP_ID`` and ``FEISHU_APP_SECRET`` are set."""
+        return bool(self.feishu_app_id and self.feishu_app_secret)
+
+    def require(self, *names: str) -> None:
+        """Check that settings are present.
+
+        Args:
+            names: field names (``slack_bot_token``) or variable names (``SLACK_BOT_TOKEN``).
+
+        Raises:
+            SettingsError: the first one missing, named as its environment variable.
+        """
+        for name in names:
+            value = getattr(self, name.lower())
+            if value is None or value == "" or (isinstance(value, SecretStr) and not value.get_secret_value()):
+                raise SettingsError(f"{name.upper()} is not set: export it")
+
+    @property
+    def slack_socket_mode(self) -> bool:
+        """Slack events come over Socket Mode: ``PRHUB_SLACK_MODE=socket``, or ``auto`` with
+        ``SLACK_APP_TOKEN`` set."""
+        if self.prhub_slack_mode == "auto":
+            return bool(self.slack_app_token and self.slack_app_token.get_secret_value())
+        return self.prhub_slack_mode == "socket"
+
+    @property
+    def feishu_long_connection(self) -> bool:
+        """Feishu events come over the long connection: ``PRHUB_FEISHU_MODE=long``, or ``auto``
+        with the app configured and no ``FEISHU_VERIFICATION_TOKEN`` (HTTP callbacks need it)."""
+        if self.prhub_feishu_mode == "auto":
+            return self.feishu_enabled and not self.feishu_verification_token
+        return self.prhub_feishu_mode == "long"
+
+    def require_slack(self) -> None:
+        """Raises SettingsError unless the Slack app settings are present: ``SLACK_BOT_TOKEN``, and
+        ``SLACK_APP_TOKEN`` in Socket Mode, else ``SLACK_SIGNING_SECRET``."""
+        if self.slack_socket_mode:
+            self.require("SLACK_BOT_TOKEN", "SLACK_APP_TOKEN")
+        else:
+            self.require("SLACK_BOT_TOKEN", "SLACK_SIGNING_SECRET")
+
+    def require_feishu(self) -> None:
+        """Raises SettingsError unless the Feishu app settings are present: ``FEISHU_APP_ID``,
+        ``FEISHU_APP_SECRET``, and for HTTP callbacks ``FEISHU_VERIFICATION_TOKEN``."""
+        if self.feishu_long_connection:
+            self.require("FEISHU_APP_ID", "FEISHU_APP_SECRET")
+        else:
+            self.require("FEISHU_APP_ID", "FEISHU_APP_SECRET", "FEISHU_VERIFICATION_TOKEN")
+
+    def admins(self, platform: str) -> frozenset[str]:
+        """User ids allowed to subscribe a channel on ``platform`` (``slack``/``feishu``)."""
+        return frozenset(self.prhub_slack_admins if platform == "slack" else self.prhub_feishu_admins)
+
+    def secret(self, name: str) -> str:
+        """The plain value of a secret field (``""`` when unset); only for handing to an SDK."""
+        value = getattr(self, name)
+        return value.get_secret_value() if isinstance(value, SecretStr) else ""
+
+
+_FIELD_KEYS = {v: k for k, v in _CHAT_FIELDS.items()}
+
+
+def _settings_message(err: Mapping[str, Any], from_file: Mapping[str, Any], source: str) -> str:
+    loc = err.get("loc") or ("?",)
+    field = str(loc[0])
+    var = field.upper()
+    if err.get("type") == "missing":
+        return f"{var} is not set"
+    msg = str(err.get("msg", "invalid")).removeprefix("Value error, ")
+    if field in SECRET_FIELDS:
+        return f"{var} is invalid: {msg}"
+    value = err.get("input")
+    shown = f" {value!r}" if isinstance(value, (str, int, float)) and len(str(value)) <= 200 else ""
+    if field in from_file and field not in {k.lower() for k, v in os.environ.items() if v}:
+        return f"config {source}: chat.{_FIELD_KEYS[field]}{shown}: {msg} (or set {var})"
+    return f"{var}{shown} is invalid: {msg}"
+
+
+def load_settings(file_values: Mapping[str, Any] | None = None, *, source: str = "", **overrides: Any) -> Settings:
+    """The environment's settings, over the file's ``chat:`` values.
+
+    Args:
+        file_values: :class:`Settings` field -> value from the config file (below the environment).
+        source: the config file's name (errors about its values name it).
+        overrides: values that win over both (tests).
+
+    Raises:
+        SettingsError: an invalid value; one line naming the variable (or ``chat.<key>`` of the file),
+            never its value when it is a secret.
+    """
+    values = dict(file_values or {})
+    token = _FILE_VALUES.set(values)
+    try:
+        return Settings(**overrides)
+    except ValidationError as exc:
+        raise SettingsError(_settings_message(exc.errors()[0], values, source)) from None
+    finally:
+        _FILE_VALUES.reset(token)
+
+
+_FILE_VALUES: contextvars.ContextVar[Mapping[str, Any]] = contextvars.ContextVar("prhub_file_values", default={})
+"""The file's ``chat:`` values while :func:`load_settings` builds a :class:`Settings`."""
+
+
+# -- the file ----------------------------------------------------------------------------------------
 
 
 def _loc(loc: tuple[int | str, ...]) -> str:
@@ -86,35 +397,71 @@ def _check_platforms(cfg: BotConfig) -> None:
                 raise _ConfigProblem(("admins", name, i), str(exc)) from None
 
 
-def parse_config(text: str, source: str) -> BotConfig:
+def _line_of(text: str, loc: tuple[int | str, ...]) -> int | None:
+    """The 1-based line of the key path ``loc`` in YAML ``text`` (the deepest part found)."""
+    try:
+        node: Any = yaml.compose(text, Loader=yaml.SafeLoader)
+    except yaml.YAMLError:
+        return None
+    line = None
+    for part in loc:
+        if isinstance(node, yaml.MappingNode):
+            hit = next(((k, v) for k, v in node.value if str(k.value) == str(part)), None)
+            if hit is None:
+                break
+            line, node = hit[0].start_mark.line + 1, hit[1]
+        elif isinstance(node, yaml.SequenceNode) and isinstance(part, int) and part < len(node.value):
+            node = node.value[part]
+            line = node.start_mark.line + 1
+        else:
+            break
+    return line
+
+
+def parse_config(text: str, source: str) -> FileConfig:
     """Validate YAML ``text`` (named ``source`` in errors).
 
     Raises:
-        InputError: invalid YAML or an invalid/unknown key (one line naming the key path, e.g.
-            ``repositories.0.schedule.cron``), or an unknown chat platform.
+        InputError: invalid YAML or an invalid/unknown key (one line ``config FILE:LINE: key.path:
+            what``, e.g. ``repositories.0.schedule.cron``), an unknown chat platform, or a secret
+            written in the file.
     """
     try:
         data: Any = load_yaml(text)
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
-        where = f" line {mark.line + 1}" if mark is not None else ""
-        raise InputError(f"config {source}:{where} invalid YAML ({getattr(exc, 'problem', None) or exc})") from None
+        where = f":{mark.line + 1}" if mark is not None else ""
+        raise InputError(f"config {source}{where}: invalid YAML ({getattr(exc, 'problem', None) or exc})") from None
     if not isinstance(data, dict):
         raise InputError(f"config {source}: expected a mapping with repositories: at the top")
+
+    def where(loc: tuple[int | str, ...]) -> str:
+        line = _line_of(text, loc)
+        return f"config {source}{f':{line}' if line else ''}: {_loc(loc)}"
+
+    for key in data:
+        if str(key).lower() in SECRET_FIELDS or str(key).lower() in {"github_token", "prhub_database_url"}:
+            raise InputError(f"{where((key,))}: a secret does not belong in the file: remove it and "
+                             f"export {str(key).upper()} instead")
     try:
-        cfg = BotConfig.model_validate(_prepare(data))
+        cfg = FileConfig.model_validate(_prepare(data))
         _check_platforms(cfg)
         return cfg
     except _ConfigProblem as exc:
-        raise InputError(f"config {source}: {_loc(exc.loc)}: {exc.msg}") from None
+        raise InputError(f"{where(exc.loc)}: {exc.msg}") from None
     except ValidationError as exc:
         errs = exc.errors()
         e = errs[0]
         msg = e["msg"].removeprefix("Value error, ")
         if e["type"] == "extra_forbidden":
-            msg = "unknown key"
+            msg = "unknown key: check its spelling against config.example.yaml (prhub config schema lists every key)"
         more = f" (and {len(errs) - 1} more errors)" if len(errs) > 1 else ""
-        raise InputError(f"config {source}: {_loc(e['loc'])}: {msg}{more}") from None
+        raise InputError(f"{where(tuple(e['loc']))}: {msg}{more}") from None
+
+
+def config_path(path: str | Path | None) -> str:
+    """``path``, else ``$PRHUB_CONFIG``, else ``""`` (no file)."""
+    return str(path) if path else os.environ.get(CONFIG_ENV, "")
 
 
 def load_config(path: str | Path | None) -> LoadedConfig:
@@ -123,17 +470,112 @@ def load_config(path: str | Path | None) -> LoadedConfig:
     Raises:
         InputError: no path given, the file cannot be read, or it does not validate.
     """
-    name = str(path) if path else os.environ.get(CONFIG_ENV, "")
+    name = config_path(path)
     if not name:
         raise InputError(f"no config: pass --config FILE or set {CONFIG_ENV}")
     p = Path(name).expanduser()
     try:
         text = p.read_text(encoding="utf-8")
     except OSError as exc:
-        raise InputError(f"config {name}: cannot read ({exc.strerror or exc})") from None
+        raise InputError(f"config {name}: cannot read ({exc.strerror or exc}): check the path "
+                         f"(--config or {CONFIG_ENV})") from None
     except UnicodeDecodeError as exc:
         raise InputError(f"config {name}: not UTF-8 text (byte {exc.start}): save it as UTF-8") from None
     return LoadedConfig(config=parse_config(text, name), base_dir=p.resolve().parent)
+
+
+# -- the one configuration ---------------------------------------------------------------------------
+
+
+def repo_rules(loaded: LoadedConfig, cfg: RepositoryConfig) -> Rules:
+    """The repository's rules: a shipped rules name (``generic``), a file relative to the config, or
+    the shipped rules for the repository.
+
+    Raises:
+        RulesError: the file cannot be read or does not validate.
+    """
+    if cfg.rules is None:
+        return default_rules_for(cfg.repo)
+    if cfg.rules in shipped_rules_names() and not loaded.resolve(cfg.rules).exists():
+        return shipped_rules(cfg.rules)
+    return load_rules(loaded.resolve(cfg.rules))
+
+
+@dataclass(frozen=True)
+class ChatRepository:
+    """One repository the chat answers about.
+
+    Attributes:
+        repo: ``owner/name``.
+        rules: its rules (the config's ``rules``, else the shipped ones).
+        tz: IANA zone of its week windows (the config's ``week_tz``).
+        destinations: ``(platform, target)`` of the chats bound to it: there, questions are about it.
+    """
+
+    repo: str
+    rules: Rules
+    tz: str
+    destinations: tuple[tuple[str, str], ...] = ()
+
+
+@dataclass(frozen=True)
+class Config:
+    """The one configuration: the file (None without one) and the environment.
+
+    Attributes:
+        file: the validated config file and its directory, or None (chat only, zero-config).
+        env: the environment's settings over the file's ``chat:`` keys, with the file's ``admins``
+            added to ``PRHUB_SLACK_ADMINS``/``PRHUB_FEISHU_ADMINS``.
+    """
+
+    file: LoadedConfig | None
+    env: Settings
+
+    @cached_property
+    def chat_repositories(self) -> tuple[ChatRepository, ...]:
+        """Every configured repository with its rules, zone and bound destinations, in file order
+        (the first answers direct messages); without a file, ``PRHUB_DEFAULT_REPO`` with the shipped
+        rules and ``PRHUB_TZ``.
+
+        Raises:
+            RulesError: a repository's rules file cannot be read or does not validate.
+        """
+        if self.file is None:
+            repo = self.env.prhub_default_repo
+            return (ChatRepository(repo=repo, rules=default_rules_for(repo), tz=self.env.prhub_tz),)
+        return tuple(ChatRepository(repo=r.repo, rules=repo_rules(self.file, r), tz=r.week_tz,
+                                    destinations=tuple((d.platform, d.target) for d in r.destinations))
+                     for r in self.file.config.repositories)
+
+
+def settings_of(loaded: LoadedConfig | None, source: str = "") -> Settings:
+    """The environment's settings over ``loaded``'s ``chat:`` keys, with its ``admins`` added.
+
+    Raises:
+        SettingsError: an invalid variable or ``chat:`` value.
+    """
+    if loaded is None:
+        return load_settings()
+    cfg = loaded.config
+    chat = cfg.chat.as_settings() if isinstance(cfg, FileConfig) else {}
+    base = load_settings(chat, source=source or str(loaded.base_dir))
+    admins = cfg.admins
+    return base.model_copy(update={
+        "prhub_slack_admins": tuple(dict.fromkeys((*base.prhub_slack_admins, *admins.get("slack", ())))),
+        "prhub_feishu_admins": tuple(dict.fromkeys((*base.prhub_feishu_admins, *admins.get("feishu", ())))),
+    })
+
+
+def load(path: str | Path | None = None, *, require_file: bool = False) -> Config:
+    """The one loader: the config file ``path`` (else ``$PRHUB_CONFIG``; none: zero-config) and the
+    environment.
+
+    Raises:
+        InputError: ``require_file`` and no file named, or the file is unreadable or invalid.
+        SettingsError: an invalid environment variable or ``chat:`` value.
+    """
+    loaded = load_config(path) if (require_file or config_path(path)) else None
+    return Config(file=loaded, env=settings_of(loaded, config_path(path)))
 
 
 def config_schema() -> dict[str, Any]:

@@ -3,7 +3,7 @@
 Both let a bot behind NAT receive events without a public URL. They reuse the listeners of the HTTP
 app built by :func:`prhub.web.create_app` (``ChatApp.slack_bolt_app``, ``ChatApp.feishu_chat``), so
 answers, de-duplication and subscriptions are the same in every mode. Which one runs follows the
-settings (:attr:`prhub.settings.Settings.slack_socket_mode`, ``feishu_long_connection``).
+settings (:attr:`prhub.config.Settings.slack_socket_mode`, ``feishu_long_connection``).
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ import logging
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from prhub.settings import Settings, SettingsError
+from prhub.config import Settings, SettingsError
 
 log = logging.getLogger(__name__)
 
@@ -58,7 +58,7 @@ def open_connections(settings: Settings, chat_app: Any, *, timings: Timings | No
     (when :attr:`Settings.feishu_long_connection`) for the listeners of ``chat_app``.
 
     Raises:
-        prhub.settings.SettingsError: a mode chosen without its credentials (e.g. ``PRHUB_SLACK_MODE=socket``
+        prhub.config.SettingsError: a mode chosen without its credentials (e.g. ``PRHUB_SLACK_MODE=socket``
             without ``SLACK_APP_TOKEN``).
             Also: Slack refused the app token (the message names Slack's error code).
     """

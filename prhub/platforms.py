@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from chatbot.inbound import ChatService
     from chatbot.ports import ChatDelivery
-    from prhub.settings import Settings
+    from prhub.config import Settings
 
 WSGIApp = Callable[[dict[str, Any], Callable[..., Any]], Iterable[bytes]]
 
@@ -56,7 +56,7 @@ class Platform:
         delivery: builds its :class:`ChatDelivery` (called only when ``can_send``).
         wants_inbound: any of its inbound settings is set (chat endpoints are to be mounted).
         mount: builds its inbound endpoints around the shared chat pipeline; raises
-            :class:`prhub.settings.SettingsError` when half configured. None: post-only platform.
+            :class:`prhub.config.SettingsError` when half configured. None: post-only platform.
         admins: user ids from the environment allowed to subscribe a channel.
     """
 

@@ -1,6 +1,7 @@
 """The chat bot's web entry point: settings + store -> one WSGI app with every chat platform's endpoints.
 
-``create_app(settings, store)`` mounts::
+``create_app(config, store)`` mounts (``config``: :func:`prhub.config.load`; every configured
+repository is answered about, a channel about the repository its destination is bound to)::
 
     POST /slack/events, /slack/commands, /slack/actions   bolt (when SLACK_BOT_TOKEN and SLACK_SIGNING_SECRET are set)
     POST /feishu/events, /feishu/card                      lark-oapi dispatcher (when FEISHU_APP_ID, FEISHU_APP_SECRET
@@ -37,7 +38,8 @@ from chatbot.queries import DigestProvider, ModuleIndex, Responder, WindowDigest
 from chatbot.weeks import IsoWeek
 from prhub import bootstrap, platforms
 from prhub.guard import DEFAULT_MAX_REQUEST_BYTES, RequestGuard, quiet_sdk_loggers
-from prhub.settings import Settings
+from chatbot.rules import Rules
+from prhub.config import Config, Settings
 
 if TYPE_CHECKING:
     from adapters.storage import SqlStore
@@ -94,30 +96,70 @@ def report_url_fn(settings: Settings, repo: str) -> Callable[[IsoWeek], str | No
     return lambda week: f"{base}/reports/{repo}/{week}"
 
 
-def create_responder(settings: Settings, store: SqlStore | None, *, clock: Any = None,
-                     digest_provider: DigestProvider | None = None) -> Responder:
-    """The query engine for the default repository: digests from ``digest_provider`` or the store
-    (then the store is also the answers' :class:`~chatbot.pr_history.PRHistory`).
+def path_roots(rules: Rules) -> frozenset[str]:
+    """Top directories named by a rules file's path globs (``vllm``, ``csrc``, ``tests``): in chat, an
+    ``owner/name`` starting with one is a path, not a repository."""
+    globs = [g for m in rules.modules for g in m.paths]
+    for name in ("core_paths", "source_paths", "test_paths", "dependency_paths", "docs_paths", "ci_paths",
+                 "security_paths"):
+        globs.extend(getattr(rules, name))
+    return frozenset(root.casefold() for root in (g.split("/", 1)[0] for g in globs if "/" in g)
+                     if root and not any(c in root for c in "*?[{"))
+
+
+def as_config(settings: Settings | Config) -> Config:
+    """``settings`` as the one :class:`prhub.config.Config` (bare settings: no file, zero-config)."""
+    return settings if isinstance(settings, Config) else Config(file=None, env=settings)
+
+
+def create_responders(settings: Settings | Config, store: SqlStore | None, *, clock: Any = None,
+                      digest_provider: DigestProvider | None = None) -> list[Responder]:
+    """One query engine per configured repository, in the config's order (the first answers direct
+    messages), each with that repository's rules and week zone and its own digests from the store.
+
+    Args:
+        settings: the configuration (or bare settings: ``PRHUB_DEFAULT_REPO``/``PRHUB_TZ``).
+        store: the PR store (``merged_between``) and subscription book.
+        clock: a ``Clock`` or ``now()`` callable (default the system clock).
+        digest_provider: digests of the first repository instead of the store's (tests); the
+            store's repositories also get the store as their :class:`~chatbot.pr_history.PRHistory`.
 
     Raises:
         chatbot.errors.InputError: no digest provider and no store, or bad rules.
     """
     from chatbot.errors import InputError
 
+    config = as_config(settings)
     now = _now_fn(clock)
-    repo = settings.prhub_default_repo
-    rules = bootstrap.rules_for(repo, None)
-    history = None
-    if digest_provider is None:
-        if store is None:
-            raise InputError("the chat bot needs the PR store (PRHUB_DATABASE_URL) or a digest provider")
-        digest_provider = WindowDigests(lambda s, e: store.merged_between(repo, s, e), repo=repo, rules=rules,
-                                        clock=now, tz=settings.prhub_tz)
-        history = StoreHistory(store, repo)
-    return Responder(digest_provider=digest_provider, clock=now, repo=repo, tz=settings.prhub_tz,
-                     modules=ModuleIndex(rules), subscriptions=store, report_url=report_url_fn(settings, repo),
-                     default_lang=settings.prhub_default_lang, observe=_observe_query, history=history,
-                     buttons=True)
+    env = config.env
+    out: list[Responder] = []
+    for i, r in enumerate(config.chat_repositories):
+        provider = digest_provider if i == 0 else None
+        history = None
+        if provider is None:
+            if store is None:
+                raise InputError("the chat bot needs the PR store (PRHUB_DATABASE_URL) or a digest provider")
+            provider = WindowDigests(_store_window(store, r.repo), repo=r.repo, rules=r.rules, clock=now, tz=r.tz)
+            history = StoreHistory(store, r.repo)
+        out.append(Responder(digest_provider=provider, clock=now, repo=r.repo, tz=r.tz, modules=ModuleIndex(r.rules),
+                             subscriptions=store, report_url=report_url_fn(env, r.repo),
+                             default_lang=env.prhub_default_lang, observe=_observe_query, history=history,
+                             buttons=True))
+    return out
+
+
+def _store_window(store: SqlStore, repo: str) -> Callable[[datetime, datetime], Any]:
+    return lambda start, end: store.merged_between(repo, start, end)
+
+
+def chat_routes(config: Config) -> dict[tuple[str, str], str]:
+    """``(platform, target) -> repo`` of every configured destination (a chat listed under two
+    repositories belongs to the first)."""
+    routes: dict[tuple[str, str], str] = {}
+    for r in config.chat_repositories:
+        for dest in r.destinations:
+            routes.setdefault(dest, r.repo)
+    return routes
 
 
 def _observe_query(seconds: float) -> None:
@@ -137,9 +179,10 @@ def chat_admins(settings: Settings) -> dict[str, frozenset[str]]:
     return {p.name: p.admins(settings) for p in platforms.PLATFORMS.values()}
 
 
-def create_chat_service(settings: Settings, store: SqlStore | None, *, clock: Any = None,
+def create_chat_service(settings: Settings | Config, store: SqlStore | None, *, clock: Any = None,
                         digest_provider: DigestProvider | None = None) -> ChatService:
-    """The one chat pipeline every platform's endpoints feed (see :class:`ChatService`).
+    """The one chat pipeline every platform's endpoints feed (see :class:`ChatService`): every
+    configured repository, each channel routed to the repository its destination is bound to.
 
     Raises:
         chatbot.errors.InputError: no store (chat needs it for de-duplication and subscriptions).
@@ -148,11 +191,13 @@ def create_chat_service(settings: Settings, store: SqlStore | None, *, clock: An
 
     if store is None:
         raise InputError("the chat bot needs the PR store: set PRHUB_DATABASE_URL")
+    config = as_config(settings)
     now = _now_fn(clock)
-    responder = create_responder(settings, store, clock=now, digest_provider=digest_provider)
-    events = PurgingEventLog(store, timedelta(hours=settings.prhub_event_retention_hours))
-    return ChatService(responders=[responder], events=events, clock=now, admins=chat_admins(settings),
-                       busy=OVERLOADED.get)
+    responders = create_responders(config, store, clock=now, digest_provider=digest_provider)
+    events = PurgingEventLog(store, timedelta(hours=config.env.prhub_event_retention_hours))
+    roots = frozenset().union(*(path_roots(r.rules) for r in config.chat_repositories))
+    return ChatService(responders=responders, events=events, clock=now, admins=chat_admins(config.env),
+                       routes=chat_routes(config), busy=OVERLOADED.get, path_roots=roots)
 
 
 OVERLOADED: contextvars.ContextVar[bool] = contextvars.ContextVar("prhub_overloaded", default=False)
@@ -312,7 +357,7 @@ class ChatApp:
         return [b"not found\n"]
 
 
-def create_app(settings: Settings, store: SqlStore | None, *, clock: Any = None,
+def create_app(settings: Settings | Config, store: SqlStore | None, *, clock: Any = None,
                digest_provider: DigestProvider | None = None, fallback: WSGIApp | None = None,
                feishu_executor: Any = None, slack_executor: Any = None,
                executors: dict[str, Any] | None = None,
@@ -324,7 +369,8 @@ def create_app(settings: Settings, store: SqlStore | None, *, clock: Any = None,
     around one shared :class:`ChatService`.
 
     Args:
-        settings: from :func:`prhub.settings.load_settings`.
+        settings: the configuration (:func:`prhub.config.load`), or bare settings
+            (:func:`prhub.config.load_settings`: one repository, ``PRHUB_DEFAULT_REPO``).
         store: the SQL store (subscriptions, event de-duplication, PRs). Required for chat.
         clock: a ``Clock`` (``.now()``) or a ``now()`` callable; default the system clock (UTC).
         digest_provider: digests per week (default: read from the store).
@@ -339,16 +385,18 @@ def create_app(settings: Settings, store: SqlStore | None, *, clock: Any = None,
             it the bot answers "busy" at once (:class:`BoundedExecutor`).
 
     Raises:
-        prhub.settings.SettingsError: a platform half configured (e.g. a token without its secret).
+        prhub.config.SettingsError: a platform half configured (e.g. a token without its secret).
         chatbot.errors.InputError: chat configured without a store.
     """
     quiet_sdk_loggers()
+    config = as_config(settings)
+    settings = config.env
     app = ChatApp(fallback=fallback, max_request_bytes=max_request_bytes)
     app.probe.first, app.probe.cap = platform_retry
     wanted = [p for p in platforms.PLATFORMS.values() if p.mount is not None and p.wants_inbound(settings)]
     if not wanted:
         return app
-    chat = create_chat_service(settings, store, clock=clock, digest_provider=digest_provider)
+    chat = create_chat_service(config, store, clock=clock, digest_provider=digest_provider)
     slack_executor = BoundedExecutor(slack_executor or ThreadPoolExecutor(8, thread_name_prefix="prhub-slack"),
                                      reply_queue)
     feishu_executor = BoundedExecutor(feishu_executor or ThreadPoolExecutor(4, thread_name_prefix="prhub-feishu"),

@@ -53,14 +53,14 @@ model_config  # unused variable (chatbot/subscriptions.py:34)
 model_config  # unused variable (chatbot/subscriptions.py:61)
 frame  # unused variable (prhub/bot.py:383)
 _.converter  # unused attribute (prhub/bot.py:432)
-model_config  # unused variable (prhub/settings.py:62)
-slack_app_token  # unused variable (prhub/settings.py:66)
-feishu_verification_token  # unused variable (prhub/settings.py:70)
-feishu_encrypt_key  # unused variable (prhub/settings.py:71)
-prhub_database_url  # unused variable (prhub/settings.py:80)
-_.settings_customise_sources  # unused method (prhub/settings.py:120)
-dotenv_settings  # unused variable (prhub/settings.py:126)
-file_secret_settings  # unused variable (prhub/settings.py:127)
+model_config  # unused variable (prhub/config.py)
+slack_app_token  # unused variable (prhub/config.py)
+feishu_verification_token  # unused variable (prhub/config.py)
+feishu_encrypt_key  # unused variable (prhub/config.py)
+prhub_database_url  # unused variable (prhub/config.py)
+_.settings_customise_sources  # unused method (prhub/config.py)
+dotenv_settings  # unused variable (prhub/config.py)
+file_secret_settings  # unused variable (prhub/config.py)
 _.slack_bolt_app  # unused attribute (prhub/web.py:141)
 _.feishu_chat  # unused attribute (prhub/web.py:142)
 _.slack_bolt_app  # unused attribute (prhub/web.py:198)
@@ -92,7 +92,7 @@ _._ping_interval  # unused attribute (adapters/feishu/long_connection.py:74) -- 
 _._reconnect_count  # unused attribute (adapters/feishu/long_connection.py:76) -- set for the SDK (lark-oapi ws client, slack_sdk Socket Mode client, protobuf frame fields) or a settings field read by the webhook
 _._auto_reconnect  # unused attribute (adapters/feishu/long_connection.py:157) -- set for the SDK (lark-oapi ws client, slack_sdk Socket Mode client, protobuf frame fields) or a settings field read by the webhook
 _.auto_reconnect_enabled  # unused attribute (adapters/slack/socket_mode.py:62) -- set for the SDK (lark-oapi ws client, slack_sdk Socket Mode client, protobuf frame fields) or a settings field read by the webhook
-github_webhook_secret  # unused variable (prhub/settings.py:83) -- set for the SDK (lark-oapi ws client, slack_sdk Socket Mode client, protobuf frame fields) or a settings field read by the webhook
+github_webhook_secret  # unused variable (prhub/config.py) -- set for the SDK (lark-oapi ws client, slack_sdk Socket Mode client, protobuf frame fields) or a settings field read by the webhook
 _.SeqID  # unused attribute (tests/fakes/feishu_ws.py:51) -- set for the SDK (lark-oapi ws client, slack_sdk Socket Mode client, protobuf frame fields) or a settings field read by the webhook
 _.LogID  # unused attribute (tests/fakes/feishu_ws.py:52) -- set for the SDK (lark-oapi ws client, slack_sdk Socket Mode client, protobuf frame fields) or a settings field read by the webhook
 _.service  # unused attribute (tests/fakes/feishu_ws.py:53) -- set for the SDK (lark-oapi ws client, slack_sdk Socket Mode client, protobuf frame fields) or a settings field read by the webhook
@@ -103,3 +103,6 @@ why  # unused variable (adapters/slack/manifest.py) -- SlackMethod: why prhub ca
 _pragmas  # unused function (adapters/storage/store.py) -- a SQLAlchemy 'connect' event listener
 pytest_plugins  # unused variable (tests/conftest.py:14): pytest reads it
 _._perform_urllib_http_request_internal  # unused method (adapters/slack/delivery.py) -- slack_sdk calls it: the one HTTP exchange of a WebClient
+slack_mode  # unused variable (prhub/config.py) -- the config file's chat: keys, read through ChatSection.as_settings (model_dump)
+feishu_mode  # unused variable (prhub/config.py) -- the config file's chat: keys, read through ChatSection.as_settings (model_dump)
+event_retention_hours  # unused variable (prhub/config.py) -- the config file's chat: keys, read through ChatSection.as_settings (model_dump)

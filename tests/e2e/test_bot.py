@@ -13,7 +13,7 @@ from apscheduler.events import EVENT_JOB_ERROR, EVENT_JOB_EXECUTED
 from chatbot.subscriptions import Subscription
 from chatbot.weeks import IsoWeek
 from prhub.bot import create_bot
-from prhub.settings import load_settings
+from prhub.config import load_settings
 from prhub.web import create_deliveries
 from prhub.config import parse_config
 from scheduler.config import LoadedConfig

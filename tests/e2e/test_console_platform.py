@@ -24,7 +24,7 @@ from prhub import bootstrap, platforms
 from prhub.bot import create_bot
 from prhub.chat import ask
 from prhub.config import parse_config
-from prhub.settings import load_settings
+from prhub.config import load_settings
 from prhub.web import create_chat_service
 from scheduler.config import LoadedConfig
 

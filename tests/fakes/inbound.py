@@ -127,7 +127,7 @@ def build_bot(db_url: str, *, clock: MovableClock, digest_provider: Any, slack: 
               responder_wrap: Any = None, **settings: Any) -> Bot:
     """``prhub.web.create_app`` against the fakes, served on 127.0.0.1."""
     from adapters.storage import SqlStore
-    from prhub.settings import load_settings
+    from prhub.config import load_settings
     from prhub.web import create_app
 
     values: dict[str, Any] = {"prhub_default_repo": "vllm-project/vllm", "prhub_public_url": "https://prhub.example.com"}

@@ -1,10 +1,10 @@
-"""prhub.settings: env vars and YAML, one-line errors naming the variable, secrets never shown."""
+"""prhub.config: env vars and YAML, one-line errors naming the variable, secrets never shown."""
 
 from __future__ import annotations
 
 import pytest
 
-from prhub.settings import SettingsError, load_settings
+from prhub.config import SettingsError, load_settings
 
 SECRET = "xoxb-super-secret-value"
 
@@ -71,50 +71,18 @@ def test_create_app_with_half_a_platform_fails_naming_the_variable(monkeypatch, 
     assert "feishu-secret-value" not in exc.value.user_message
 
 
-def test_yaml_file_and_env_precedence(monkeypatch, tmp_path):
+def test_one_file_and_env_precedence(monkeypatch, tmp_path):
+    """The config file's chat: keys are below their environment variables; admins add up."""
+    from prhub.config import load
+
     cfg = tmp_path / "prhub.yaml"
-    cfg.write_text("prhub_default_repo: example-org/example-repo\nprhub_default_lang: zh\nprhub_feishu_admins: tk:ou_A,tk:ou_B\n")
+    cfg.write_text("repositories:\n  - repo: example-org/example-repo\n    rules: generic\n"
+                   "    schedule: {weekly: mon 09:00}\n    destinations: [{feishu: oc_x}]\n"
+                   "admins: {feishu: ['tk:ou_A']}\n"
+                   "chat: {default_lang: zh, public_url: 'https://file.example.com/', event_retention_hours: 9}\n")
     monkeypatch.setenv("PRHUB_DEFAULT_LANG", "en")
-    s = load_settings(cfg)
-    assert s.prhub_default_repo == "example-org/example-repo" and s.prhub_default_lang == "en"
+    monkeypatch.setenv("PRHUB_FEISHU_ADMINS", "tk:ou_B")
+    s = load(cfg).env
+    assert s.prhub_default_lang == "en"  # the variable wins over chat.default_lang
+    assert s.prhub_public_url == "https://file.example.com" and s.prhub_event_retention_hours == 9.0
     assert s.admins("feishu") == {"tk:ou_A", "tk:ou_B"}
-    with pytest.raises(SettingsError, match="PRHUB_CONFIG"):
-        load_settings(tmp_path / "missing.yaml")
-
-
-def test_secret_errors_do_not_echo_the_value(monkeypatch):
-    with pytest.raises(SettingsError) as exc:
-        load_settings(slack_bot_token=["not", "a", "string", SECRET])
-    assert SECRET not in exc.value.user_message and exc.value.user_message.startswith("SLACK_BOT_TOKEN")
-
-
-@pytest.mark.parametrize("env, socket, long", [
-    ({"SLACK_BOT_TOKEN": "xoxb-1", "SLACK_APP_TOKEN": "xapp-1"}, True, False),
-    ({"SLACK_BOT_TOKEN": "xoxb-1", "SLACK_APP_TOKEN": "xapp-1", "PRHUB_SLACK_MODE": "http"}, False, False),
-    ({"SLACK_BOT_TOKEN": "xoxb-1", "SLACK_SIGNING_SECRET": "s"}, False, False),
-    ({"FEISHU_APP_ID": "cli_x", "FEISHU_APP_SECRET": "x"}, False, True),
-    ({"FEISHU_APP_ID": "cli_x", "FEISHU_APP_SECRET": "x", "FEISHU_VERIFICATION_TOKEN": "v"}, False, False),
-    ({"FEISHU_APP_ID": "cli_x", "FEISHU_APP_SECRET": "x", "FEISHU_VERIFICATION_TOKEN": "v",
-      "PRHUB_FEISHU_MODE": "long"}, False, True),
-])
-def test_event_modes_follow_the_settings(monkeypatch, env, socket, long):
-    for k, v in env.items():
-        monkeypatch.setenv(k, v)
-    s = load_settings()
-    assert (s.slack_socket_mode, s.feishu_long_connection) == (socket, long)
-
-
-def test_socket_mode_needs_the_app_token_not_the_signing_secret(monkeypatch):
-    monkeypatch.setenv("SLACK_BOT_TOKEN", SECRET)
-    monkeypatch.setenv("PRHUB_SLACK_MODE", "socket")
-    with pytest.raises(SettingsError, match="^SLACK_APP_TOKEN is not set"):
-        load_settings().require_slack()
-    monkeypatch.setenv("SLACK_APP_TOKEN", "xapp-1-x")
-    load_settings().require_slack()  # no SLACK_SIGNING_SECRET needed
-
-
-def test_bare_admin_ids_in_the_environment_are_an_error_naming_the_form(monkeypatch):
-    monkeypatch.setenv("PRHUB_SLACK_ADMINS", "U_ADMIN")
-    with pytest.raises(SettingsError) as e:
-        load_settings()
-    assert "PRHUB_SLACK_ADMINS" in str(e.value) and "T0123:U0456" in str(e.value)

@@ -35,7 +35,7 @@ def feishu():
 @pytest.fixture
 def bot(tmp_path, feishu, provider):
     from adapters.storage import SqlStore
-    from prhub.settings import load_settings
+    from prhub.config import load_settings
     from prhub.web import create_app
 
     settings = load_settings(feishu_app_id=feishu.app_id, feishu_app_secret=feishu.app_secret,

@@ -13,7 +13,7 @@ import pytest
 
 from chatbot.queries import DigestCache
 from prhub.connections import Timings, open_connections
-from prhub.settings import SettingsError
+from prhub.config import SettingsError
 from tests.conftest import week_prs
 from tests.fakes.inbound import MovableClock
 from tests.fakes.slack_socket import FakeSlackSocket
@@ -45,7 +45,7 @@ class Replica:
 
     def __init__(self, db_url, slack, provider, **settings):
         from adapters.storage import SqlStore
-        from prhub.settings import load_settings
+        from prhub.config import load_settings
         from prhub.web import create_app
 
         values = {"slack_bot_token": slack.token, "slack_app_token": slack.app_token, "slack_api_url": slack.base_url,
