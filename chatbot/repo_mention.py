@@ -2,7 +2,7 @@
 
 The chat pipeline (:mod:`chatbot.inbound`) answers about the conversation's repository; a message
 that names one (``in``/``for``/``of``/``from``/``on``/``about`` + ``owner/name``, or in Chinese
-``owner/name`` followed by 的/里/中/上 or preceded by 在/关于) is answered about that one instead,
+``owner/name`` followed by 的/里/中 or preceded by 在/关于) is answered about that one instead,
 for that message only, with the mention removed from the text the intents see.
 
 A configured repository is recognised anywhere as a whole token. A mention of an ``owner/name`` that
@@ -22,7 +22,7 @@ _TOKEN = r"[A-Za-z0-9_.-]+/[A-Za-z0-9_-][A-Za-z0-9_.-]*"
 _EDGE_L = r"(?<![A-Za-z0-9_./-])"
 _EDGE_R = r"(?![A-Za-z0-9_/-]|\.[A-Za-z0-9_])"
 _EN = re.compile(rf"\b(?:in|for|of|from|on|about)\s+{_EDGE_L}(?P<repo>{_TOKEN}){_EDGE_R}", re.IGNORECASE)
-_ZH_AFTER = re.compile(rf"(?:在|关于)?\s*{_EDGE_L}(?P<repo>{_TOKEN}){_EDGE_R}\s*(?:的|里|中|上)")
+_ZH_AFTER = re.compile(rf"(?:在|关于)?\s*{_EDGE_L}(?P<repo>{_TOKEN}){_EDGE_R}\s*(?:的|里|中)(?!周|文)")
 _ZH_BEFORE = re.compile(rf"(?:在|关于)\s*{_EDGE_L}(?P<repo>{_TOKEN}){_EDGE_R}")
 _MIN_CHARS = 8
 """An unconfigured ``owner/name`` shorter than this (without the slash) is a word, not a repository."""

@@ -124,8 +124,9 @@ class Bot:
 
 
 def build_bot(db_url: str, *, clock: MovableClock, digest_provider: Any, slack: Any = None, feishu: Any = None,
-              responder_wrap: Any = None, **settings: Any) -> Bot:
-    """``prhub.web.create_app`` against the fakes, served on 127.0.0.1."""
+              responder_wrap: Any = None, loaded: Any = None, **settings: Any) -> Bot:
+    """``prhub.web.create_app`` against the fakes, served on 127.0.0.1 (with ``loaded``, a
+    :class:`scheduler.config.LoadedConfig`: every repository of that config file)."""
     from adapters.storage import SqlStore
     from prhub.config import load_settings
     from prhub.web import create_app
@@ -138,7 +139,11 @@ def build_bot(db_url: str, *, clock: MovableClock, digest_provider: Any, slack: 
                       feishu_verification_token=FEISHU_TOKEN, feishu_encrypt_key=FEISHU_KEY, feishu_api_url=feishu.url)
     reply_queue = settings.pop("reply_queue", 32)
     values.update(settings)
-    cfg = load_settings(**values)
+    cfg: Any = load_settings(**values)
+    if loaded is not None:
+        from prhub.config import Config
+
+        cfg = Config(file=loaded, env=cfg)
     store = SqlStore.open(db_url)
     slack_pool = ThreadPoolExecutor(max_workers=8)
     feishu_pool = ThreadPoolExecutor(max_workers=4)
