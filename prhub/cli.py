@@ -357,7 +357,8 @@ def slack_manifest_cmd(
 ) -> None:
     """Print the Slack app manifest (scopes, bot events, /prhub, interactivity, Socket Mode on or off) as YAML."""
     from adapters.slack.manifest import manifest_yaml
-    from prhub.chat import check_public_url, public_url as env_public_url
+    from prhub.chat import public_url as env_public_url
+    from prhub.config import check_public_url
 
     base = check_public_url(public_url) if public_url else env_public_url()
     if http and not base:

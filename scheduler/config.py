@@ -2,7 +2,7 @@
 
 One YAML file (``--config FILE`` or ``PRHUB_CONFIG``) validated with pydantic (``extra="forbid"``:
 a misspelt key is an error naming it). Secrets (tokens, signing secrets, database passwords) never
-live here: they stay in the environment (see ``prhub/settings.py``).
+live here: they stay in the environment (see ``prhub/config.py`` ``Settings``).
 
 Schedules are a 5-field crontab string with **crontab's** weekday numbering (0 or 7 = Sunday,
 1 = Monday ... 6 = Saturday) or ``weekly: "mon 09:00"``. Numeric weekdays are mapped to names
