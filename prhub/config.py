@@ -581,7 +581,7 @@ def load(path: str | Path | None = None, *, require_file: bool = False) -> Confi
 def config_schema() -> dict[str, Any]:
     """The JSON schema of the config file (``prhub config schema``): destinations in either form
     (``{platform, target}`` or the ``{<platform>: <target>}`` shorthand), admins by platform."""
-    schema = BotConfig.model_json_schema()
+    schema = FileConfig.model_json_schema()
     defs = schema.setdefault("$defs", {})
     full = DestinationConfig.model_json_schema()
     extra = {k: v for k, v in full["properties"].items() if k not in ("platform", "target")}

@@ -34,8 +34,7 @@ ROOT = Path(__file__).resolve().parents[2]
 SH = ZoneInfo("Asia/Shanghai")
 VLLM, EXAMPLE = "vllm-project/vllm", "example-org/example-repo"
 RENAMED = "attention kernels (custom)"
-LISTED = re.compile(r"• #(\d+) <")
-RISK_LINE = re.compile(r"#(\d+) <[^>]*> — ([^\n\"]*)")
+RISK_LINE = re.compile(r"• #(\d+) <[^>]*> — ([^\n]*?)(?=\n|\"}|$)")
 
 # the large changes of W20 (Asia/Shanghai) at the custom 400-line threshold that the shipped
 # 1000-line threshold does not flag, pinned from the data
@@ -82,14 +81,14 @@ def blocks_text(message: dict) -> str:
     return json.dumps(message["blocks"], ensure_ascii=False).replace("&amp;", "&")
 
 
-def risk_lines(messages: list[dict], blocks: str = "risk") -> dict[int, list[str]]:
-    """PR number -> risk tags of the risk lines (``• #N <url|title> — tag, tag``) of the blocks whose
-    id starts with ``blocks``, in posting order."""
+def risk_lines(messages: list[dict], blocks: str = "risks") -> dict[int, str]:
+    """PR number -> the text after the dash of the PR lines (``• #N <url|title> — ...``) of the blocks
+    whose id starts with ``blocks``, in posting order."""
     text = "".join(json.dumps(b, ensure_ascii=False) for m in messages for b in m["blocks"]
                    if str(b.get("block_id", "")).startswith(blocks)).replace("\\n", "\n")
     out: dict[int, list[str]] = {}
-    for n, tags in RISK_LINE.findall(text):
-        out.setdefault(int(n), tags.split(", "))
+    for n, rest in RISK_LINE.findall(text):
+        out.setdefault(int(n), rest)
     return out
 
 
@@ -143,11 +142,12 @@ def ask(slack: FakeSlack, bot, channel: str, text: str, n: int) -> dict:
 def test_weekly_post_and_chat_answers_agree_with_a_custom_rules_file(weekly):
     loaded, slack, db = weekly
     weekly_vllm = slack.posts_to("C_VLLM")
-    week_text = "".join(blocks_text(m) for m in weekly_vllm)
+    week_text = "".join(blocks_text(m) for m in weekly_vllm).replace("\\n", "\n")
     assert "(Asia/Shanghai) · 216 merged PRs" in week_text  # the config's week zone (UTC: 217)
-    weekly_tags = risk_lines(weekly_vllm)
-    weekly_large = [n for n, tags in weekly_tags.items() if tr("en", "risk.large-change") in tags]
-    assert len(weekly_large) == 40 and NEW_LARGE <= set(weekly_large)  # the custom threshold (shipped: 17)
+    # the custom threshold: 40 large changes (the shipped rules: 17), the most notable one named
+    kinds = re.search(r"\*large change ×(\d+)\*: \d+ PRs: large change\. Most notable #(\d+): ([^\n\"]*)", week_text)
+    assert kinds is not None and kinds.group(1) == "40", week_text[:2000]
+    weekly_top = risk_lines(weekly_vllm)  # the weekly post's top risks: PR -> "tag: reason, tag: reason"
 
     clock = MovableClock(datetime(2026, 5, 18, 10, 0, tzinfo=SH).astimezone(timezone.utc))
     bot = build_bot(db, clock=clock, digest_provider=None, slack=slack, loaded=loaded)
@@ -159,17 +159,22 @@ def test_weekly_post_and_chat_answers_agree_with_a_custom_rules_file(weekly):
         bot.close()
     risks_text = blocks_text(risks)
     assert "large change · vllm-project/vllm 2026-W20" in risks_text and "40 of 216 PRs." in risks_text
-    chat_large = [int(n) for n in LISTED.findall(risks_text)]
-    # the same PRs in the same order (by importance) as the weekly post's large changes
-    assert len(chat_large) == 10 and chat_large == [n for n in weekly_large if n in chat_large][:10]
-    assert chat_large == weekly_large[:10] and 41263 in chat_large  # 41263: +815/-43, large only at 400 lines
+    chat_large = risk_lines([risks], "filtered")  # PR -> its large-change reason
+    assert len(chat_large) == 10 and NEW_LARGE & set(chat_large) == {39568, 41263, 40984}
+    first, reason = next(iter(chat_large.items()))
+    assert (str(first), reason) == (kinds.group(2), kinds.group(3))  # the same most notable PR and reason
+    both = [n for n in chat_large if n in weekly_top]
+    assert both == [39568, 41946, 42434, 41035, 41263, 38288]
+    for n in both:  # the weekly post gives each the chat answer's large-change reason (its lines may be cut)
+        assert f"large change: {chat_large[n].split(' (largest')[0]}" in weekly_top[n], (n, weekly_top[n])
+    assert chat_large[41263].startswith("11 files, +815/-43 lines")  # large only at the custom 400 lines
+
     module_text = blocks_text(module)
     assert f"{RENAMED} (attention) · 2026-W20" in module_text and "attention backends" not in module_text
     assert "*PRs*\\n25" in module_text and "*PRs with risk tags*\\n16" in module_text
-    module_risks = risk_lines([module], "module_risks")
-    assert len(module_risks) == 10
-    for n, tags in module_risks.items():  # each PR's risk tags as the weekly post gave them
-        assert tags == weekly_tags[n], (n, tags, weekly_tags[n])
+    module_large = [n for n, tags in risk_lines([module], "module_risks").items() if "large change" in tags]
+    assert module_large == [42339, 40392, 42304, 41778, 40119, 41812, 40327, 42236]
+    assert {42339, 40392} <= set(chat_large)  # the module's large changes are the channel's large changes
 
 
 def test_every_configured_repository_is_served_where_it_is_bound(weekly):
