@@ -36,7 +36,7 @@ from chatbot.inbound import ChatService
 from chatbot.pr_history import StoreHistory
 from chatbot.queries import DigestProvider, ModuleIndex, Responder, WindowDigests
 from chatbot.weeks import IsoWeek
-from prhub import bootstrap, platforms
+from prhub import platforms
 from prhub.guard import DEFAULT_MAX_REQUEST_BYTES, RequestGuard, quiet_sdk_loggers
 from chatbot.rules import Rules
 from prhub.config import Config, Settings
