@@ -44,8 +44,8 @@ NEW_LARGE = {39568, 41263, 40984, 42304, 41383}
 def custom_rules(dst: Path) -> Path:
     """The shipped vLLM rules with the attention module renamed and a lower large-change threshold."""
     text = (ROOT / "chatbot/rulesets/vllm.yaml").read_text(encoding="utf-8")
-    changed = (text.replace("    name: attention backends\n", f"    name: {RENAMED}\n")
-               .replace("    zh: 注意力后端\n", "    zh: 注意力内核（自定义）\n")
+    changed = (text.replace("    name: {en: attention backends, zh: 注意力后端}\n",
+                            f"    name: {{en: {RENAMED}, zh: 注意力内核（自定义）}}\n")
                .replace("large_change_lines: 1000", "large_change_lines: 400"))
     assert changed.count(RENAMED) == 1 and "large_change_lines: 400" in changed
     out = dst / "custom-vllm.yaml"
