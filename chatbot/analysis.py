@@ -62,6 +62,8 @@ class PathFacts:
     docs: bool
     ci: bool
     security: bool
+    data: bool
+    """Under ``data_paths`` (tuned configs, ...): no churn, no importance, not part of a large change."""
 
 
 _PATH_MEMO_LIMIT = 200_000
@@ -98,6 +100,7 @@ class PathClassifier:
                 docs=4 in classes,
                 ci=5 in classes,
                 security=6 in classes,
+                data=7 in classes,
             )
             self._cache[path] = facts
         return facts
@@ -129,17 +132,20 @@ def modules_for(
     """Modules of a PR from its paths: ``(modules in rule order, primary module, {module: (adds, dels)})``.
 
     A PR is in every module one of its paths matches; a PR none of whose paths matches is in
-    ``other`` (with the PR's whole churn). The primary module has the most changed
-    lines; ties go to rule order.
+    ``other`` (with the PR's whole churn). Files under ``data_paths`` place the PR in their
+    module but add no churn. The primary module has the most changed lines; ties go to rule order.
     """
     churn: dict[str, list[int]] = {}
     for f in pr.files:
-        for mid in classify(f.path).modules:
+        x = classify(f.path)
+        for mid in x.modules:
             c = churn.setdefault(mid, [0, 0])
-            c[0] += f.additions
-            c[1] += f.deletions
+            if not x.data:
+                c[0] += f.additions
+                c[1] += f.deletions
     if not churn:
-        churn[OTHER_MODULE] = [sum(f.additions for f in pr.files), sum(f.deletions for f in pr.files)]
+        counted = [f for f in pr.files if not classify(f.path).data]
+        churn[OTHER_MODULE] = [sum(f.additions for f in counted), sum(f.deletions for f in counted)]
     order = rules.module_order
     modules = tuple(sorted(churn, key=order.__getitem__))
     primary = min(modules, key=lambda m: (-(churn[m][0] + churn[m][1]), order[m]))
@@ -196,7 +202,7 @@ def importance(
     vanish as lines grow; see :mod:`chatbot.risks`); ``modules = min(w.module_max,
     w.module * (modules-1))``; ``labels = min(w.label_max, sum(w.label_bonus[label]))``. The sum is
     capped at 10, and at ``w.non_code_cap`` for docs-only and CI-only PRs. Code lines/files exclude
-    docs and CI paths. Every term is non-decreasing in lines and core-path files.
+    docs, CI and data paths (``data_paths``: tuned configs). Every term is non-decreasing in lines and core-path files.
     """
     w = weights
     size = w.size * min(1.0, math.log10(1 + code_lines) / math.log10(1 + w.size_lines))
@@ -239,13 +245,13 @@ def analyze_prs(
                     follow = (num, other.merged_at)
                     break
         findings = risks.findings(_risk_context(pr, labels, facts, rules, is_revert, follow))
-        code = [(f, x) for f, x in zip(pr.files, facts) if not (x.docs or x.ci)]
+        code = [(f, x) for f, x in zip(pr.files, facts) if not (x.docs or x.ci or x.data)]
         docs_only = bool(pr.files) and all(x.docs for x in facts)
         ci_only = bool(pr.files) and not docs_only and all(x.docs or x.ci for x in facts)
         if docs_only or ci_only:  # a docs page about security, a docs revert: no code risk, no advice
             findings = tuple(f for f in findings if f.tag not in QUIET_FOR_NON_CODE)
         tags = tuple(f.tag for f in findings)
-        core_files = sum(1 for x in facts if x.core)
+        core_files = sum(1 for x in facts if x.core and not x.data)
         code_lines = sum(f.lines for f, _ in code)
         score = importance(
             code_lines=code_lines, code_files=len(code), core_files=core_files, labels=labels,
@@ -264,8 +270,11 @@ FOLLOW_UP_DAYS = 7
 def _risk_context(pr: PullRequest, labels: tuple[str, ...], facts: Sequence[PathFacts], rules: CompiledRules,
                   is_revert: bool, follow_up: tuple[int, datetime] | None) -> RiskContext:
     """One pass over the files for every path-based rule (file order kept)."""
-    core, src, tests, deps, sec = [], [], [], [], []
+    core, src, tests, deps, sec, data = [], [], [], [], [], []
     for f, x in zip(pr.files, facts):
+        if x.data:
+            data.append(f)
+            continue  # tuned configs and other data: no path risk reads them
         if x.core:
             core.append(f)
         if x.test:
@@ -278,4 +287,4 @@ def _risk_context(pr: PullRequest, labels: tuple[str, ...], facts: Sequence[Path
             sec.append(f)
     return RiskContext(pr=pr, labels=labels, rules=rules, is_revert=is_revert, follow_up=follow_up,
                        core=tuple(core), source=tuple(src), tests=tuple(tests), dependency=tuple(deps),
-                       security=tuple(sec))
+                       security=tuple(sec), data=tuple(data))

@@ -157,7 +157,8 @@ def _risk_items(prs: Sequence[AnalyzedPR], analyses: dict[int, PRAnalysis], rule
                         reason=top.risk_reasons[tag])
         if rule.cite_largest_file or "/" not in detail:
             # Name a path and its line counts for every item (the PR's largest file).
-            biggest = max(analyses[top.number].pr.files, key=lambda f: (f.lines, f.path), default=None)
+            biggest = max((f for f in analyses[top.number].pr.files if not rules.compiled.data.matches(f.path)),
+                          key=lambda f: (f.lines, f.path), default=None)
             if biggest is not None and biggest.path not in detail:
                 detail += f" [{biggest.path} {lines_text(biggest.additions, biggest.deletions)}]"
         if tag == "revert":

@@ -266,6 +266,8 @@ class Rules(_RulesModel):
     docs_paths: Globs = Field(default=(), description="a PR touching only these is docs-only")
     ci_paths: Globs = Field(default=(), description="a PR touching only these (and docs) is CI-only")
     security_paths: Globs = ()
+    data_paths: Globs = Field(default=(), description=(
+        "data and config files (tuned kernel configs, ...): left out of churn, importance and large-change"))
     security_keywords: Regexes = Field(default=(), description="regular expressions searched in title and body")
     ai_coauthor_patterns: Regexes = Field(default=(), description="regular expressions over co-author names")
     bot_coauthor_patterns: Regexes = (r"\[bot\]$",)
@@ -430,8 +432,9 @@ class CompiledRules:
         self.core = PathMatcher(rules.core_paths)
         self.dependency = PathMatcher(rules.dependency_paths)
         self.security = PathMatcher(rules.security_paths)
-        # One regex over every path rule: modules, label paths, then the seven path classes.
-        self.path_classes = ("core", "source", "test", "dependency", "docs", "ci", "security")
+        self.data = PathMatcher(rules.data_paths)
+        # One regex over every path rule: modules, label paths, then the eight path classes.
+        self.path_classes = ("core", "source", "test", "dependency", "docs", "ci", "security", "data")
         sets: list[tuple[tuple[str, ...], tuple[str, ...]]] = [(m.paths, m.exclude) for m in rules.modules]
         sets += [(r.paths, r.exclude) for r in rules.labels if r.paths]
         sets += [(getattr(rules, f"{c}_paths"), ()) for c in self.path_classes]

@@ -54,6 +54,8 @@ class RiskContext:
     tests: tuple[FileChange, ...] = ()
     dependency: tuple[FileChange, ...] = ()
     security: tuple[FileChange, ...] = ()
+    data: tuple[FileChange, ...] = ()
+    """Files under ``data_paths`` (left out of every other class: no churn, importance or size)."""
 
 
 Check = Callable[[RiskContext], "RiskFinding | None"]
