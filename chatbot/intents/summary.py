@@ -1,10 +1,13 @@
-"""Intent ``summary``: part 1 of the weekly digest card."""
+"""Intent ``summary``: a compact card of the week — part 1 of the weekly digest, without its
+"N more parts follow in the thread" line (a chat answer is one message, so nothing would follow),
+ending instead with where the rest is: "risks", "top PRs" and the full report."""
 
 from __future__ import annotations
 
 from typing import Literal
 
-from chatbot.cards import Card, Section, Text, digest_cards
+from chatbot.cards import Actions, Card, Context, Section, Text, block_text, digest_cards
+from chatbot.i18n import tr
 from chatbot.intent import AnswerContext, Intent, ParseInput, QueryBase, WeekRef, compile_patterns
 
 
@@ -25,16 +28,23 @@ def parse(inp: ParseInput) -> SummaryQuery | None:
 
 
 def answer(q: SummaryQuery, ctx: AnswerContext) -> Card:
-    """The first digest card of the week, the fallback notice on top."""
+    """The compact summary card of the week, the fallback notice on top: it promises no parts."""
     w = ctx.week_digest(q.week)
     if isinstance(w, Card):
         return w
-    card = digest_cards(w.digest, report_url=w.report_url, limits=ctx.limits)[0]
+    cards = digest_cards(w.digest, report_url=w.report_url, limits=ctx.limits)
+    card = cards[0]
+    lang = w.digest.lang
+    promise = tr(lang, "card.continued", n=len(cards) - 1)
+    blocks = [b for b in card.blocks if not (isinstance(b, Context) and block_text(b) == promise)]
+    if len(cards) > 1:
+        more = Section(role="summary_more", lines=((Text(text=tr(lang, "card.summary.more_report" if w.report_url else "card.summary.more")),),))
+        at = len(blocks) - 1 if blocks and isinstance(blocks[-1], Actions) else len(blocks)
+        blocks.insert(at, more)
     if w.notice:
-        notice = Section(role="notice", lines=tuple((Text(text=n),) for n in w.notice))
-        card = card.model_copy(update={"blocks": (notice, *card.blocks)})
-    return card.model_copy(update={"part": 1, "parts": 1})
+        blocks.insert(0, Section(role="notice", lines=tuple((Text(text=n),) for n in w.notice)))
+    return card.model_copy(update={"blocks": tuple(blocks), "part": 1, "parts": 1})
 
 
 INTENT = Intent(name="summary", query=SummaryQuery, patterns=PATTERNS, parse=parse, answer=answer, takes_week=True,
-                help_rank=60, help={"en": "summary: the weekly digest card", "zh": "周报：本周周报卡片"})
+                help_rank=60, help={"en": "summary: the week in one card", "zh": "周报：一张卡片看本周"})

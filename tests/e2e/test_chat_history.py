@@ -116,3 +116,14 @@ def test_did_you_mean_and_the_help_card_only_when_nothing_is_found(weeks):
         assert "I did not understand that" in run(nothing, weeks, "text")
     explicit = run("search weather", weeks)  # asked to search: a search answer, with title-word suggestions
     assert explicit["intent"] == "search" and "Did you mean: gather?" in run("search weather", weeks, "text")
+
+
+def test_summary_is_one_compact_card_that_promises_no_parts(weeks):
+    out = run("summary", weeks)
+    card = out["card"]
+    assert (out["intent"], card["part"], card["parts"]) == ("summary", 1, 1)
+    text = run("summary", weeks, "text")
+    assert "follow in the thread" not in text and "more parts" not in text
+    assert text.rstrip().endswith("More: ask “risks” for the risk observations and “top PRs” for the key PRs.")
+    zh = run("周报", weeks, "text")
+    assert "部分" not in zh and "更多：问“风险”看风险观察" in zh

@@ -46,7 +46,7 @@ def test_help_card_is_generated_from_the_registry_in_rank_order():
         "• top PRs: the week's key PRs",
         "• contributors: the most active authors",
         "• any new contributors? [last week]: first merges in the stored history",
-        "• summary: the weekly digest card",
+        "• summary: the week in one card",
         "• trends [12 weeks]: PR counts, top labels and importance week by week",
         "• subscribe [channel] <module> [and <module>] / unsubscribe <module>: weekly updates for modules",
         "• my subscriptions: what you follow",
