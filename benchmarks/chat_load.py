@@ -1,14 +1,25 @@
 """Chat load through the real HTTP path: ``prhub serve`` (waitress, bolt, the store) as a subprocess,
 driven by concurrent senders of signed Slack ``app_mention`` events, answered into the fake Slack.
 
-For each database (SQLite file; PostgreSQL when ``PRHUB_TEST_DATABASE_URL`` or ``--pg URL`` is given)
-and each number of concurrent senders (1, 8, 20, 32) it sends for ``--seconds`` and prints, per
-level: replies/s, reply latency p50/p99 (from the POST to the fake Slack receiving the answer; a
-"busy" answer counts as an answer, and how many were busy is printed), ack p99 and the server's
-RSS. Then the RSS at idle and after four concurrent unsigned 100 MB POSTs (refused with 413 before
-they are read). Figures from a 2-core machine shared with other work: compare within one run.
+For each database (SQLite file; PostgreSQL when ``PRHUB_TEST_DATABASE_URL`` or ``--pg URL`` is given):
 
-Usage: python benchmarks/chat_load.py [--seconds 5] [--pg postgresql+psycopg://postgres@127.0.0.1:5432/test]
+1. **queries**: every line of ``benchmarks/queries.txt`` (1,000 queries: every intent, English and
+   Chinese) sent once, one at a time, as a signed mention: reply p50/p99/max in ms, from the POST to
+   the fake Slack receiving the answer (this replaces ``query_latency.py``, which timed parse +
+   answer + rendering in-process and so skipped HTTP, signatures, the store and the post).
+   Relative weeks ("this week") resolve on the real clock; the stored week is 2026-W20.
+2. **load**: for each number of concurrent senders (1, 8, 20, 32; ``--levels``) signed
+   ``app_mention`` events ("risks 2026-W20") for ``--seconds``: replies/s, reply p50/p99 (a "busy"
+   answer counts as an answer; how many were busy is printed), ack p99 and the server's RSS.
+3. **bodies**: the RSS before and after four concurrent unsigned 100 MB POSTs (refused with 413
+   before they are read).
+
+Targets: reply p99 <= 150 ms at 8 senders on SQLite (issue 13), <= 1 s at 20 senders on PostgreSQL,
+RSS within 20 MiB after the refused bodies (issue 9). Figures from a 2-core machine shared with
+other work: compare within one run.
+
+Usage: python benchmarks/chat_load.py [--seconds 5] [--levels 1,8,20,32] [--queries N] [--no-sqlite]
+       [--pg postgresql+psycopg://postgres@127.0.0.1:5432/test]
 """
 
 from __future__ import annotations
@@ -37,6 +48,7 @@ from tests.fakes.slack_server import FakeSlack  # noqa: E402
 
 SECRET = "bench-signing-secret"
 LEVELS = (1, 8, 20, 32)
+QUERIES = ROOT / "benchmarks" / "queries.txt"
 
 
 def rss_mib(pid: int) -> float:
@@ -86,6 +98,38 @@ server: {host: 127.0.0.1, threads: 8}
     raise SystemExit("prhub serve did not start: " + log_path.read_text(errors="replace")[-2000:])
 
 
+def mention(port: int, n: int, tag: str, text: str) -> tuple[str, float]:
+    """POST one signed ``app_mention`` (``ts`` ends with ``tag``); its ts and the ack time (s)."""
+    ts = f"{1718000000 + n}.{tag}"
+    ev = {"type": "app_mention", "user": "U_LOAD", "channel": "C_LOAD", "ts": ts, "text": "<@U_BOT> " + text}
+    body = slack_event(ev, event_id=f"Ev{tag}{n}")
+    req = urllib.request.Request(f"http://127.0.0.1:{port}/slack/events", data=body,
+                                 headers=slack_headers(body, secret=SECRET), method="POST")
+    t0 = time.monotonic()
+    try:
+        with urllib.request.urlopen(req, timeout=30) as r:
+            r.read()
+    except OSError:
+        pass
+    return ts, time.monotonic() - t0
+
+
+def run_queries(port: int, slack: FakeSlack, limit: int | None) -> dict[str, float]:
+    """Every query of :data:`QUERIES` once, one at a time: reply latency (ms) of each."""
+    lines = [q.strip() for q in QUERIES.read_text(encoding="utf-8").splitlines() if q.strip()]
+    lines = [q.replace("<@U_BOT>", "").strip() for q in lines][:limit]
+    times: list[float] = []
+    for n, text in enumerate(lines):
+        start = len(slack.posts)
+        t0 = time.monotonic()
+        ts, _ = mention(port, n, "qq", text)
+        end = t0 + 30
+        while time.monotonic() < end and not any(p.get("thread_ts") == ts for p in slack.posts[start:]):
+            time.sleep(0.0005)
+        times.append((time.monotonic() - t0) * 1000)
+    return {"queries": len(times), "p50_ms": pct(times, 0.5), "p99_ms": pct(times, 0.99), "max_ms": max(times)}
+
+
 def run_level(port: int, slack: FakeSlack, senders: int, seconds: float, tag: str) -> dict[str, float]:
     sent: dict[str, float] = {}
     acks: list[float] = []
@@ -97,22 +141,11 @@ def run_level(port: int, slack: FakeSlack, senders: int, seconds: float, tag: st
         while time.monotonic() < stop:
             with lock:
                 n = next(seq)
-            ts = f"{1718000000 + n}.{tag}"
-            ev = {"type": "app_mention", "user": "U_LOAD", "channel": "C_LOAD", "ts": ts,
-                  "text": "<@U_BOT> risks 2026-W20"}
-            body = slack_event(ev, event_id=f"Ev{tag}{n}")
-            headers = slack_headers(body, secret=SECRET)
-            req = urllib.request.Request(f"http://127.0.0.1:{port}/slack/events", data=body, headers=headers, method="POST")
             t0 = time.monotonic()
+            ts, ack = mention(port, n, tag, "risks 2026-W20")
             with lock:
                 sent[ts] = t0
-            try:
-                with urllib.request.urlopen(req, timeout=30) as r:
-                    r.read()
-            except OSError:
-                pass
-            with lock:
-                acks.append(time.monotonic() - t0)
+                acks.append(ack)
 
     seen: dict[str, float] = {}
     busy = [0]
@@ -182,26 +215,35 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--seconds", type=float, default=5.0)
     ap.add_argument("--pg", default=os.environ.get("PRHUB_TEST_DATABASE_URL"))
+    ap.add_argument("--no-sqlite", action="store_true", help="PostgreSQL only")
+    ap.add_argument("--levels", default=",".join(map(str, LEVELS)), help="concurrent senders, comma-separated")
+    ap.add_argument("--queries", type=int, default=None, help="send only the first N queries (0: none)")
     args = ap.parse_args()
+    levels = tuple(int(x) for x in args.levels.split(",") if x.strip())
     with tempfile.TemporaryDirectory() as tmp:
-        dbs = [("sqlite", f"sqlite:///{tmp}/bench.db")]
+        dbs = [] if args.no_sqlite else [("sqlite", f"sqlite:///{tmp}/bench.db")]
         if args.pg:
             dbs.append(("postgresql", args.pg))
         for name, db in dbs:
             with contextlib.ExitStack() as stack:
                 if name == "postgresql":
                     db = stack.enter_context(pg_schema(db))  # a fresh schema, dropped after
-                bench(name, db, Path(tmp), args.seconds)
+                bench(name, db, Path(tmp), args.seconds, levels, args.queries)
 
 
-def bench(name: str, db: str, tmp: Path, seconds: float) -> None:
-    """One database: start prhub serve, run every sender level, then the refused bodies."""
+def bench(name: str, db: str, tmp: Path, seconds: float, levels: tuple[int, ...] = LEVELS,
+          queries: int | None = None) -> None:
+    """One database: start prhub serve, the queries, every sender level, then the refused bodies."""
     with FakeSlack() as slack:
         proc, port = start_serve(db, slack, tmp)
         try:
             idle = rss_mib(proc.pid)
             print(f"{name}: idle_rss_mib: {idle:.1f}")
-            for n in LEVELS:
+            if queries != 0:
+                q = run_queries(port, slack, queries)
+                print(f"{name} queries: {q['queries']} one at a time: reply_p50_ms {q['p50_ms']:.1f} "
+                      f"reply_p99_ms {q['p99_ms']:.1f} max_ms {q['max_ms']:.1f}", flush=True)
+            for n in levels:
                 r = run_level(port, slack, n, seconds, tag=f"{name[:2]}{n:02d}")
                 print(f"{name} senders={n}: sent {r['sent']} answered {r['answered']} (busy {r['busy']}) "
                       f"answers_per_s {r['answers_per_s']:.1f} reply_p50_s {r['p50_s']:.3f} "
@@ -221,8 +263,6 @@ def bench(name: str, db: str, tmp: Path, seconds: float) -> None:
                 print(f"{name}: prhub serve did not stop within 30 s of SIGTERM: killed", flush=True)
                 proc.kill()
                 proc.wait()
-
-
 
 
 if __name__ == "__main__":

@@ -83,8 +83,9 @@ class PurgingEventLog:
         if due:
             try:
                 self.store.purge_events(now, self.retention)
-            except Exception:  # noqa: BLE001 - a failed purge must not lose the event
-                log.warning("purging processed events failed", exc_info=True)
+            except Exception as exc:  # noqa: BLE001 - a failed purge must not lose the event
+                why = getattr(exc, "user_message", None) or type(exc).__name__
+                log.warning("purging processed events failed (next try in %s): %s", self.every, why)
         return bool(self.store.claim_event(platform, key, now))
 
 

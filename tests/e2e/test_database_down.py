@@ -151,3 +151,5 @@ def test_database_stopped_mid_run_every_event_is_retried_and_answered_once(tmp_p
     assert reply["reply_to"] == "om_DOWN"
     assert slack.responses == []  # the refused /prhub was not answered later as well
     assert "cannot record it" in err
+    # the whole outage in the log: one short line per thing, no traceback (issue 9, failure 2)
+    assert "Traceback" not in err and max(len(line) for line in err.splitlines()) < 1024, err[-3000:]
