@@ -134,3 +134,26 @@ def test_card_action_callback_answers_with_a_toast_then_a_reply(bot, feishu):
     r = send(bot, payload, path="/feishu/card")  # a re-push: toast, no second reply
     bot.settle()
     assert len(feishu.replies_to("om_CARD")) == 1
+
+
+def test_an_admin_of_one_tenant_is_no_admin_in_another_and_events_without_a_tenant_are_refused(bot, feishu):
+    """Issue 9, failure 8 on Feishu: admins are tenant_T:ou_ADMIN; the same open id from another
+    tenant cannot subscribe a chat there; an event naming no tenant is not answered."""
+    from adapters.storage.schema import SUBSCRIPTIONS
+
+    def subs() -> int:
+        with bot.store.engine.connect() as conn:
+            return int(conn.execute(select(func.count()).select_from(SUBSCRIPTIONS)).scalar_one())
+
+    ask = "@_user_1 subscribe channel spec-decode"
+    assert send(bot, message_event(token=FEISHU_TOKEN, event_id="ev_t1", message_id="om_T1", sender="ou_ADMIN",
+                                   tenant_key="tenant_OTHER", text=ask)).status == 200
+    assert send(bot, message_event(token=FEISHU_TOKEN, event_id="ev_t2", message_id="om_T2", sender="ou_ADMIN",
+                                   tenant_key="", text=ask)).status == 200
+    assert feishu.wait_for(lambda: len(feishu.messages) >= 1)
+    assert subs() == 0
+    assert send(bot, message_event(token=FEISHU_TOKEN, event_id="ev_t3", message_id="om_T3", sender="ou_ADMIN",
+                                   tenant_key="tenant_T", text=ask)).status == 200
+    bot.settle()
+    assert [m["reply_to"] for m in feishu.messages] == ["om_T1", "om_T3"]
+    assert "Only admins" in json.dumps(feishu.messages[0]["card"]) and subs() == 1
