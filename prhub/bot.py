@@ -132,11 +132,15 @@ def weekly_chart(digest: Digest) -> ChartImage | None:
     return main_chart(digest)
 
 
-def public_report_url() -> Callable[[str, str], str | None]:
-    """``(repo, week) -> {PRHUB_PUBLIC_URL}/reports/{owner}/{name}/{week}`` (None without the variable)."""
-    from prhub.chat import report_url
+def public_report_url(loaded: LoadedConfig) -> Callable[[str, str], str | None]:
+    """``(repo, week) -> {base}/reports/{owner}/{name}/{week}``, the base from ``PRHUB_PUBLIC_URL``
+    else the config's ``chat.public_url`` (the same base as the chat's links); None without one.
 
-    return lambda repo, week: report_url(repo, week)
+    Raises:
+        prhub.config.SettingsError: an invalid variable or ``chat:`` value.
+    """
+    base = settings_of(loaded).prhub_public_url
+    return lambda repo, week: f"{base}/reports/{repo}/{week}" if base else None
 
 
 def check_deliveries(loaded: LoadedConfig, deliveries: dict[str, ChatDelivery]) -> None:
@@ -182,7 +186,7 @@ def create_bot(loaded: LoadedConfig, store: SqlStore, deliveries: dict[str, Chat
     deliverer = Deliverer(store, deliveries, clock=clock, sleep=sleeper, settings=cfg.delivery, metrics=metrics)
     subscribers = store if hasattr(store, "subscriptions_for_repo") else None
     job = DigestJob(cfg, build=build or digest_builder(loaded, store, clock), deliverer=deliverer, clock=clock,
-                    subscribers=subscribers, report_url=report_url or public_report_url(), metrics=metrics,
+                    subscribers=subscribers, report_url=report_url or public_report_url(loaded), metrics=metrics,
                     chart=chart)
     sched = DigestScheduler(cfg, job, clock=clock, delivery_log=store)
     return Bot(loaded, store, job, sched, sleeper, metrics)

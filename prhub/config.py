@@ -31,6 +31,7 @@ Every problem is one :class:`chatbot.errors.InputError` line (the CLI exits 2): 
 from __future__ import annotations
 
 import contextvars
+import logging
 import os
 import re
 from collections.abc import Mapping
@@ -51,6 +52,8 @@ from chatbot.weeks import load_zone
 from chatbot.yamlfile import load_yaml
 from prhub import platforms
 from scheduler.config import BotConfig, DestinationConfig, LoadedConfig, RepositoryConfig
+
+log = logging.getLogger(__name__)
 
 CONFIG_ENV = "PRHUB_CONFIG"
 """Environment variable naming the config file when ``--config`` is not given."""
@@ -556,6 +559,10 @@ def settings_of(loaded: LoadedConfig | None, source: str = "") -> Settings:
     """
     if loaded is None:
         return load_settings()
+    unused = [v for v in ("PRHUB_DEFAULT_REPO", "PRHUB_TZ") if os.environ.get(v)]
+    if unused:
+        log.warning("%s: not used with a config file (the chat serves its repositories, each in its week_tz)",
+                    " and ".join(unused))
     cfg = loaded.config
     chat = cfg.chat.as_settings() if isinstance(cfg, FileConfig) else {}
     base = load_settings(chat, source=source or str(loaded.base_dir))

@@ -144,6 +144,8 @@ def test_weekly_post_and_chat_answers_agree_with_a_custom_rules_file(weekly):
     weekly_vllm = slack.posts_to("C_VLLM")
     week_text = "".join(blocks_text(m) for m in weekly_vllm).replace("\\n", "\n")
     assert "(Asia/Shanghai) · 216 merged PRs" in week_text  # the config's week zone (UTC: 217)
+    report = "https://prhub.example.com/reports/vllm-project/vllm/2026-W20"
+    assert report in week_text  # chat.public_url of the file (no PRHUB_PUBLIC_URL set)
     # the custom threshold: 40 large changes (the shipped rules: 17), the most notable one named
     kinds = re.search(r"\*large change ×(\d+)\*: \d+ PRs: large change\. Most notable #(\d+): ([^\n\"]*)", week_text)
     assert kinds is not None and kinds.group(1) == "40", week_text[:2000]
@@ -159,6 +161,7 @@ def test_weekly_post_and_chat_answers_agree_with_a_custom_rules_file(weekly):
         bot.close()
     risks_text = blocks_text(risks)
     assert "large change · vllm-project/vllm 2026-W20" in risks_text and "40 of 216 PRs." in risks_text
+    assert report in risks_text
     chat_large = risk_lines([risks], "filtered")  # PR -> its large-change reason
     assert len(chat_large) == 10 and NEW_LARGE & set(chat_large) == {39568, 41263, 40984}
     first, reason = next(iter(chat_large.items()))
