@@ -12,7 +12,7 @@ For each database (SQLite file; PostgreSQL when ``PRHUB_TEST_DATABASE_URL`` or `
    ``app_mention`` events ("risks 2026-W20") for ``--seconds``: replies/s, reply p50/p99 (a "busy"
    answer counts as an answer; how many were busy is printed), ack p99 and the server's RSS.
 3. **bodies**: the RSS before and after four concurrent unsigned 100 MB POSTs (refused with 413
-   before they are read).
+   before they are read), once at idle (before 1 and 2) and once after the load.
 
 Targets: reply p99 <= 150 ms at 8 senders on SQLite (issue 13), <= 1 s at 20 senders on PostgreSQL,
 RSS within 20 MiB after the refused bodies (issue 9). Figures from a 2-core machine shared with
@@ -239,6 +239,11 @@ def bench(name: str, db: str, tmp: Path, seconds: float, levels: tuple[int, ...]
         try:
             idle = rss_mib(proc.pid)
             print(f"{name}: idle_rss_mib: {idle:.1f}")
+            statuses = refuse_big_bodies(port)
+            time.sleep(1.0)
+            after = rss_mib(proc.pid)
+            print(f"{name}: four 100 MB bodies at idle -> {statuses}; rss_mib idle {idle:.1f} after {after:.1f} "
+                  f"(+{after - idle:.1f})", flush=True)
             if queries != 0:
                 q = run_queries(port, slack, queries)
                 print(f"{name} queries: {q['queries']} one at a time: reply_p50_ms {q['p50_ms']:.1f} "
