@@ -29,6 +29,7 @@ from chatbot.weeks import IsoWeek, load_zone
 from prhub import bootstrap
 from prhub.clock import SYSTEM_CLOCK
 from prhub.config import Config, Settings, repo_rules, settings_of
+from scheduler.approval import Approvals
 from scheduler.config import LoadedConfig, RepositoryConfig
 from scheduler.delivery import Deliverer, Sleeper, Stopping
 from scheduler.jobs import ChartRenderer, DigestBuilder, DigestJob
@@ -185,9 +186,10 @@ def create_bot(loaded: LoadedConfig, store: SqlStore, deliveries: dict[str, Chat
     cfg = loaded.config
     deliverer = Deliverer(store, deliveries, clock=clock, sleep=sleeper, settings=cfg.delivery, metrics=metrics)
     subscribers = store if hasattr(store, "subscriptions_for_repo") else None
+    approvals = Approvals(cfg, store, deliverer, clock) if any(r.approval for r in cfg.repositories) else None
     job = DigestJob(cfg, build=build or digest_builder(loaded, store, clock), deliverer=deliverer, clock=clock,
                     subscribers=subscribers, report_url=report_url or public_report_url(loaded), metrics=metrics,
-                    chart=chart)
+                    chart=chart, approvals=approvals)
     sched = DigestScheduler(cfg, job, clock=clock, delivery_log=store)
     return Bot(loaded, store, job, sched, sleeper, metrics)
 
@@ -382,6 +384,7 @@ def serve(loaded: LoadedConfig, *, db: str | None, host: str | None = None, port
         from prhub.web import create_app
 
         chat_app = create_app(Config(file=loaded, env=settings), store, fallback=_reports_app(store, settings, loaded),
+                              handlers=bot.job.approvals.handlers() if bot.job.approvals is not None else None,
                               max_request_bytes=loaded.config.server.max_request_bytes,
                               platform_retry=(loaded.config.server.platform_retry_seconds, 300.0),
                               reply_queue=loaded.config.server.reply_queue or 4 * loaded.config.server.threads)

@@ -27,12 +27,12 @@ import contextvars
 import logging
 import threading
 from concurrent.futures import Executor, Future, ThreadPoolExecutor
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
 from prhub.clock import SYSTEM_CLOCK
-from chatbot.inbound import ChatService
+from chatbot.inbound import ActionHandler, ChatService
 from chatbot.pr_history import StoreHistory
 from chatbot.queries import DigestProvider, ModuleIndex, Responder, WindowDigests
 from chatbot.weeks import IsoWeek
@@ -181,7 +181,8 @@ def chat_admins(settings: Settings) -> dict[str, frozenset[str]]:
 
 
 def create_chat_service(settings: Settings | Config, store: SqlStore | None, *, clock: Any = None,
-                        digest_provider: DigestProvider | None = None) -> ChatService:
+                        digest_provider: DigestProvider | None = None,
+                        handlers: Mapping[str, ActionHandler] | None = None) -> ChatService:
     """The one chat pipeline every platform's endpoints feed (see :class:`ChatService`): every
     configured repository, each channel routed to the repository its destination is bound to.
 
@@ -198,7 +199,8 @@ def create_chat_service(settings: Settings | Config, store: SqlStore | None, *, 
     events = PurgingEventLog(store, timedelta(hours=config.env.prhub_event_retention_hours))
     roots = frozenset().union(*(path_roots(r.rules) for r in config.chat_repositories))
     return ChatService(responders=responders, events=events, clock=now, admins=chat_admins(config.env),
-                       routes=chat_routes(config), busy=OVERLOADED.get, path_roots=roots)
+                       routes=chat_routes(config), busy=OVERLOADED.get, path_roots=roots,
+                       handlers=handlers)
 
 
 OVERLOADED: contextvars.ContextVar[bool] = contextvars.ContextVar("prhub_overloaded", default=False)
@@ -363,7 +365,8 @@ def create_app(settings: Settings | Config, store: SqlStore | None, *, clock: An
                feishu_executor: Any = None, slack_executor: Any = None,
                executors: dict[str, Any] | None = None,
                max_request_bytes: int = DEFAULT_MAX_REQUEST_BYTES,
-               platform_retry: tuple[float, float] = (5.0, 300.0), reply_queue: int = 32) -> ChatApp:
+               platform_retry: tuple[float, float] = (5.0, 300.0), reply_queue: int = 32,
+               handlers: Mapping[str, ActionHandler] | None = None) -> ChatApp:
     """Build the chat bot's WSGI app (see the module docstring for the routes).
 
     Every registered platform (``prhub/platforms.py``) whose inbound settings are set is mounted
@@ -384,6 +387,8 @@ def create_app(settings: Settings | Config, store: SqlStore | None, *, clock: An
             that cannot connect at start (``server.platform_retry_seconds``).
         reply_queue: replies queued or running per platform at most (``server.reply_queue``); beyond
             it the bot answers "busy" at once (:class:`BoundedExecutor`).
+        handlers: chat handlers of buttons that are not questions (the weekly post's Approve /
+            Skip: :meth:`scheduler.approval.Approvals.handlers`).
 
     Raises:
         prhub.config.SettingsError: a platform half configured (e.g. a token without its secret).
@@ -397,7 +402,7 @@ def create_app(settings: Settings | Config, store: SqlStore | None, *, clock: An
     wanted = [p for p in platforms.PLATFORMS.values() if p.mount is not None and p.wants_inbound(settings)]
     if not wanted:
         return app
-    chat = create_chat_service(config, store, clock=clock, digest_provider=digest_provider)
+    chat = create_chat_service(config, store, clock=clock, digest_provider=digest_provider, handlers=handlers)
     slack_executor = BoundedExecutor(slack_executor or ThreadPoolExecutor(8, thread_name_prefix="prhub-slack"),
                                      reply_queue)
     feishu_executor = BoundedExecutor(feishu_executor or ThreadPoolExecutor(4, thread_name_prefix="prhub-feishu"),

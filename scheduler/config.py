@@ -232,6 +232,11 @@ class RepositoryConfig(_Model):
         destinations: chats that receive it (at least one).
         sync_every_minutes: with ``source: github``, fetch the PRs merged since the last sync this
             often, so chat answers about the current week are current (0: off; default 60).
+        approval: the weekly post goes to the admins first, as a preview with Approve / Skip, and
+            is posted on approval (``scheduler/approval.py``).
+        approval_deadline: with ``approval``: when the post goes out without a decision, as
+            ``"Mon 12:00"`` (the first such time after the scheduled run, in the schedule's zone)
+            or minutes after the scheduled run (``180``); None: only on approval.
     """
 
     repo: str
@@ -242,6 +247,19 @@ class RepositoryConfig(_Model):
     schedule: Schedule
     destinations: tuple[DestinationConfig, ...] = Field(min_length=1)
     sync_every_minutes: int = Field(default=60, ge=0, le=24 * 60)
+    approval: bool = False
+    approval_deadline: str | int | None = None
+
+    @field_validator("approval_deadline")
+    @classmethod
+    def _deadline(cls, v: str | int | None) -> str | int | None:
+        if isinstance(v, int) and not 1 <= v <= 7 * 24 * 60:
+            raise ValueError(f"approval_deadline {v} minutes: use 1-10080 (a week), or a time like \"Mon 12:00\"")
+        if isinstance(v, str):
+            m = _WEEKLY_RE.match(v)
+            if not m or m.group(1).lower() not in DAY_NAMES or int(m.group(2)) > 23 or int(m.group(3)) > 59:
+                raise ValueError(f"approval_deadline {v!r}: use a weekday and a time like \"Mon 12:00\", or minutes (180)")
+        return v
 
     @field_validator("repo")
     @classmethod
@@ -257,6 +275,8 @@ class RepositoryConfig(_Model):
                 raise ValueError("source: file needs path: a pattern with {week}, e.g. data/{week}.json")
         elif self.path is not None:
             raise ValueError("path is only for source: file")
+        if self.approval_deadline is not None and not self.approval:
+            raise ValueError("approval_deadline is only for approval: true")
         return self
 
     @property

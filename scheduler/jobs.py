@@ -37,6 +37,7 @@ from scheduler.metrics import METRICS, Metrics
 
 if TYPE_CHECKING:
     from chatbot.render.html import ChartImage
+    from scheduler.approval import Approvals
 
 log = logging.getLogger(__name__)
 
@@ -92,7 +93,7 @@ class DigestJob:
     def __init__(self, config: BotConfig, *, build: DigestBuilder, deliverer: Deliverer, clock: Clock,
                  subscribers: SubscriberDirectory | None = None, report_url: ReportUrl | None = None,
                  schedule_retry: RetryScheduler | None = None, metrics: Metrics = METRICS,
-                 chart: ChartRenderer | None = None) -> None:
+                 chart: ChartRenderer | None = None, approvals: Approvals | None = None) -> None:
         """
         Args:
             config: the bot's configuration.
@@ -104,6 +105,8 @@ class DigestJob:
             schedule_retry: where a rate-limited run asks for its one retry.
             metrics: counters.
             chart: draws a digest's main chart (None: digests go out without a chart).
+            approvals: holds the posts of ``approval: true`` repositories for the admins
+                (:mod:`scheduler.approval`); None: every post goes out at once.
         """
         self.config = config
         self._build = build
@@ -114,6 +117,9 @@ class DigestJob:
         self._schedule_retry = schedule_retry
         self._metrics = metrics
         self._chart = chart
+        self.approvals = approvals
+        if approvals is not None:
+            approvals.attach(lambda repo, week: self.run(repo, week=week))
         self.last_reports: dict[str, JobReport] = {}
         """The latest finished run of each repository (``/healthz`` and ``/metrics`` show it)."""
 
@@ -138,7 +144,8 @@ class DigestJob:
 
         Returns:
             The report (``status``: ``ok``, ``partial`` when a destination failed, ``failed``,
-            ``rate_limited``, ``stopped``). Never raises except :class:`KeyboardInterrupt`/``SystemExit``.
+            ``rate_limited``, ``stopped``, ``awaiting_approval`` (previews sent to the admins),
+            ``skipped`` (an admin skipped the week)). Never raises except :class:`KeyboardInterrupt`/``SystemExit``.
         """
         try:
             cfg = self.config.repository(repo)
@@ -148,7 +155,7 @@ class DigestJob:
             return JobReport(repo, str(week or ""), status="failed", problems=[exc.user_message])
         report = JobReport(repo, str(the_week))
         try:
-            self._run(cfg, the_week, report, retry)
+            self._run(cfg, the_week, report, retry, fire_time or self._clock.now())
         except Stopping:
             report.status = "stopped"
             log.warning("job %s %s: stopped by shutdown; unfinished parts are handed back for the next process",
@@ -166,7 +173,7 @@ class DigestJob:
 
     # -- internals -------------------------------------------------------------------------------
 
-    def _run(self, cfg: RepositoryConfig, week: IsoWeek, report: JobReport, retry: bool) -> None:
+    def _run(self, cfg: RepositoryConfig, week: IsoWeek, report: JobReport, retry: bool, fire_time: datetime) -> None:
         log.info("job %s %s: starting", cfg.repo, week)
         digests: dict[str, Digest] = {}
 
@@ -213,10 +220,19 @@ class DigestJob:
                 return got
             return draw
 
+        def cards_of(lang: str) -> list[Card]:
+            cards = digest_cards(digest(lang), report_url=url)
+            return [digest_buttons(c, digest(lang)) for c in cards[:1]] + cards[1:]
+
+        if self.approvals is not None:
+            held = self.approvals.hold(cfg, week, fire_time, cards_of)
+            if held is not None:
+                report.status = held
+                log.info("job %s %s: not posted (%s)", cfg.repo, week, held)
+                return
         for d in cfg.destinations:
             dest = Destination(platform=d.platform, target=d.target, lang=d.lang, workspace=d.workspace)
-            cards = digest_cards(digest(d.lang), report_url=url)
-            cards[:1] = [digest_buttons(c, digest(d.lang)) for c in cards[:1]]
+            cards = cards_of(d.lang)
             out, chart = self._deliver_digest(dest, cards, repo=cfg.repo, week=str(week), chart=chart_of(d.lang))
             report.digests.append(out)
             if chart is not None:

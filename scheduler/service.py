@@ -118,6 +118,12 @@ class DigestScheduler:
                 name="reconcile stale deliveries", replace_existing=True, coalesce=True, max_instances=1,
                 misfire_grace_time=max(1, int(every)),
             )
+        if self.job.approvals is not None and any(r.approval for r in self.config.repositories):
+            self.scheduler.add_job(
+                self.job.approvals.run_due, trigger=IntervalTrigger(seconds=60, timezone=timezone.utc), id="approvals",
+                name="post approvals past their deadline", replace_existing=True, coalesce=True, max_instances=1,
+                misfire_grace_time=60,
+            )
         self.scheduler.start()
         if catch_up:
             self.catch_up()

@@ -31,6 +31,13 @@ Revision ``0005_summary_cache``:
 * ``summaries``: the LLM writer's cache, one row per (subject, content hash, model), so that a
   re-run of the same week with the same model costs 0 tokens.
 
+Revision ``0006_approvals``:
+
+* ``approvals``: the optional approval of a repository's weekly post, one row per (repo, week):
+  ``state`` ``pending`` (preview sent to the admins) until an admin approves or skips it or the
+  deadline passes; the one ``UPDATE ... WHERE state = 'pending'`` that changes it wins, so two
+  clicks or two replicas decide once.
+
 Later issues add their tables (deliveries, subscriptions, event dedup) here *and* in a new Alembic
 revision under ``migrations/versions/``; the baseline is never edited.
 """
@@ -219,6 +226,25 @@ class SummaryRow(Base):
     created_at: Mapped[datetime]
 
 
+class ApprovalRow(Base):
+    """The approval state of one weekly post (``approval: true`` repositories)."""
+
+    __tablename__ = "approvals"
+
+    repo: Mapped[str] = mapped_column(String(255), primary_key=True)
+    week: Mapped[str] = mapped_column(String(16), primary_key=True)
+    state: Mapped[str] = mapped_column(String(16))
+    deadline: Mapped[datetime | None]
+    decided_by: Mapped[str | None] = mapped_column(String(255))
+    created_at: Mapped[datetime]
+    decided_at: Mapped[datetime | None]
+
+    __table_args__ = (
+        CheckConstraint("state IN ('pending', 'approved', 'skipped')", name="state_known"),
+        Index("ix_approvals_state_deadline", "state", "deadline"),
+    )
+
+
 PULL_REQUESTS = cast(Table, PullRequestRow.__table__)
 """The ``pull_requests`` table (for Core statements)."""
 WEEK_FETCHES = cast(Table, WeekFetchRow.__table__)
@@ -231,3 +257,5 @@ PROCESSED_EVENTS = cast(Table, ProcessedEventRow.__table__)
 """The ``processed_events`` table."""
 DELIVERIES = cast(Table, DeliveryRow.__table__)
 """The ``deliveries`` table."""
+APPROVALS = cast(Table, ApprovalRow.__table__)
+"""The ``approvals`` table."""
