@@ -13,8 +13,7 @@ import pytest
 
 from chatbot.weeks import IsoWeek
 from prhub.bot import create_bot
-from prhub.config import parse_config
-from prhub.settings import load_settings
+from prhub.config import load_settings, parse_config
 from prhub.web import create_app, create_deliveries
 from scheduler.approval import deadline_after
 from scheduler.config import LoadedConfig
