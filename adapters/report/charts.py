@@ -1,8 +1,9 @@
 """Charts of a digest (and of its recent weeks) as PNG images: matplotlib with the Agg backend.
 
 The data behind every chart comes from the pure ``*_series`` functions (deterministic: same digest,
-same lists); :func:`chart_images` draws them. CJK text (Chinese module names, titles) uses Noto Sans
-CJK SC, registered with matplotlib explicitly from the file fontconfig reports. PNG bytes are
+same lists); :func:`chart_images` draws them. Chinese charts (and charts whose labels hold Chinese
+text) use Noto Sans CJK SC, registered with matplotlib from the file fontconfig reports the first time
+one is drawn; English charts use DejaVu Sans and never look the CJK font up. PNG bytes are
 written without a timestamp, but need not be identical across matplotlib or FreeType versions.
 """
 
@@ -18,11 +19,12 @@ from chatbot.i18n import tr
 from chatbot.models import Digest
 from chatbot.render.html import ChartImage
 
-from adapters.report.fonts import find_cjk_font
+from adapters.report.fonts import find_cjk_font, needs_cjk
 
 PALETTE = ("#0969da", "#1a7f37", "#bf8700", "#cf222e", "#8250df", "#1b7c83", "#bc4c00", "#57606a")
 _LOCK = threading.Lock()  # pyplot's state is global: draw one chart at a time
-_FONTS_READY: list[str] = []
+_BACKEND: list[str] = []  # "Agg" once selected
+_CJK_FAMILY: list[str] = []  # the registered CJK family ("" when none is installed), once looked up
 
 
 @dataclass(frozen=True)
@@ -66,26 +68,35 @@ def trend_series(trends: Trends, labels: int = 4) -> TrendSeries:
     return TrendSeries(weeks, totals, series)
 
 
-def _setup() -> None:
-    """Select Agg and register the CJK font files with matplotlib (once per process)."""
-    if _FONTS_READY:
-        return
+def _setup(cjk: bool) -> None:
+    """Select Agg (once per process) and the chart font: DejaVu Sans, with the CJK font first only when
+    ``cjk`` (a Chinese chart, or Chinese text in its labels). The CJK font files are looked up
+    (``fc-list``) and registered with matplotlib the first time a chart needs them, so English charts
+    never pay for them (issue 13). Call with ``_LOCK`` held."""
     import matplotlib
 
-    matplotlib.use("Agg", force=True)
+    if not _BACKEND:
+        matplotlib.use("Agg", force=True)
+        _BACKEND.append("Agg")
     from matplotlib import font_manager, rcParams
 
-    font = find_cjk_font(required=False)
-    families = []
-    if font is not None:
-        for f in font.files:
-            font_manager.fontManager.addfont(f)
-        families.append(font.family)
+    if cjk and not _CJK_FAMILY:
+        font = find_cjk_font(required=False)
+        if font is not None:
+            for f in font.files:
+                font_manager.fontManager.addfont(f)
+        _CJK_FAMILY.append(font.family if font else "")
+    family = _CJK_FAMILY[0] if cjk and _CJK_FAMILY else ""
     rcParams["font.family"] = ["sans-serif"]
-    rcParams["font.sans-serif"] = families + ["DejaVu Sans"]
+    rcParams["font.sans-serif"] = ([family] if family else []) + ["DejaVu Sans"]
     rcParams["axes.unicode_minus"] = False
     rcParams["svg.hashsalt"] = "prhub"
-    _FONTS_READY.append(font.family if font else "")
+
+
+def _wants_cjk(lang: str, *texts: str) -> bool:
+    """Whether a chart in ``lang`` with these label ``texts`` needs the CJK font: its catalog's chart
+    titles or any label hold CJK characters (no language is named here)."""
+    return any(needs_cjk(t) for t in (tr(lang, "chart.labels"), tr(lang, "chart.modules"), *texts))
 
 
 def _png(fig: object) -> bytes:
@@ -173,18 +184,18 @@ def chart_images(digest: Digest, trends: Trends | None = None) -> list[ChartImag
     """
     lang = digest.lang
     out: list[ChartImage] = []
+    labels, modules, people = label_series(digest), module_series(digest), contributor_series(digest)
+    series = trend_series(trends) if trends is not None and len(trends.weeks) >= 2 else None
+    texts = [n for n, _ in labels] + [m.name for m in modules] + [n for n, _ in people]
+    texts += [n for n, _ in series.labels] if series is not None else []
     with _LOCK:
-        _setup()
-        if trends is not None and len(trends.weeks) >= 2:
-            n = len(trends.weeks)
-            out.append(ChartImage("trend", tr(lang, "chart.trend", n=n), _trend(trend_series(trends), lang)))
-        labels = label_series(digest)
+        _setup(_wants_cjk(lang, *texts))
+        if series is not None:
+            out.append(ChartImage("trend", tr(lang, "chart.trend", n=len(series.weeks)), _trend(series, lang)))
         if labels:
             out.append(ChartImage("labels", tr(lang, "chart.labels"), _hbar(labels, tr(lang, "chart.labels"), PALETTE[0])))
-        modules = module_series(digest)
         if modules:
             out.append(ChartImage("modules", tr(lang, "chart.modules"), _modules(modules, lang)))
-        people = contributor_series(digest)
         if people:
             out.append(ChartImage("contributors", tr(lang, "chart.contributors"),
                                   _hbar(people, tr(lang, "chart.contributors"), PALETTE[1])))
@@ -195,12 +206,11 @@ def main_chart(digest: Digest) -> ChartImage | None:
     """The one chart posted with the weekly chat digest, in ``digest.lang``: the label distribution,
     or module activity when no PR has a label; None for a week without PRs."""
     lang = digest.lang
+    labels, modules = label_series(digest), module_series(digest)
     with _LOCK:
-        _setup()
-        labels = label_series(digest)
+        _setup(_wants_cjk(lang, *(n for n, _ in labels), *(m.name for m in modules)))
         if labels:
             return ChartImage("labels", tr(lang, "chart.labels"), _hbar(labels, tr(lang, "chart.labels"), PALETTE[0]))
-        modules = module_series(digest)
         if modules:
             return ChartImage("modules", tr(lang, "chart.modules"), _modules(modules, lang))
     return None
@@ -210,6 +220,7 @@ def trend_chart(trends: Trends, lang: str) -> list[ChartImage]:
     """The trend chart alone (for the trends page); [] with fewer than two weeks."""
     if len(trends.weeks) < 2:
         return []
+    series = trend_series(trends)
     with _LOCK:
-        _setup()
-        return [ChartImage("trend", tr(lang, "chart.trend", n=len(trends.weeks)), _trend(trend_series(trends), lang))]
+        _setup(_wants_cjk(lang, *(n for n, _ in series.labels)))
+        return [ChartImage("trend", tr(lang, "chart.trend", n=len(trends.weeks)), _trend(series, lang))]

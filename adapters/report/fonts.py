@@ -2,12 +2,21 @@
 
 from __future__ import annotations
 
+import re
 import shutil
 import subprocess
 from dataclasses import dataclass
 from functools import lru_cache
 
 from adapters.report.errors import ReportError
+
+_CJK = re.compile(r"[\u3000-\u303f\u3400-\u4dbf\u4e00-\u9fff\uff00-\uffef]")
+
+
+def needs_cjk(text: str) -> bool:
+    """True when ``text`` holds CJK ideographs or full-width punctuation."""
+    return _CJK.search(text) is not None
+
 
 CJK_PACKAGE = "fonts-noto-cjk"
 """The Debian package that provides Noto Sans CJK SC."""

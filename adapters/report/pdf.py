@@ -7,17 +7,18 @@ forbids every fetch except ``data:`` URIs (the embedded charts) and returns the 
 from __future__ import annotations
 
 import logging
-import re
 from typing import Any
 
 from adapters.report.errors import ReportError
-from adapters.report.fonts import find_cjk_font
+from adapters.report.fonts import find_cjk_font, needs_cjk
 
 log = logging.getLogger(__name__)
 
 PRINT_CSS = """
 table{table-layout:fixed;width:100%}
-td,th{overflow-wrap:anywhere}
+td,th{overflow-wrap:anywhere;padding:4px 5px}
+th,td.num,th.num,.tag,.person,.delta{white-space:normal}
+table.sortable th[data-sort]::after{content:none}
 table.modules th:first-child{width:46%}
 table.risks th:nth-child(1){width:5%}table.risks th:nth-child(2){width:15%}table.risks th:nth-child(3){width:12%}
 table.key-prs th:nth-child(1){width:8%}table.key-prs th:nth-child(2){width:30%}table.key-prs th:nth-child(3){width:9%}
@@ -27,16 +28,9 @@ html:lang(en) body{font-family:"DejaVu Sans","Noto Sans","Helvetica Neue",Arial,
 """
 """The PDF's own stylesheet, after the page's: fixed table layout with explicit column widths (issue 13:
 automatic layout was 68% of WeasyPrint's time; fixed layout also keeps every table inside the page
-margins) and, for English pages, a Latin font before the CJK one (Chinese pages keep the page's CJK-first
+margins; on paper a header or number may wrap, since a ``nowrap`` word
+would overflow its fixed-width cell, and the sort arrows go) and, for English pages, a Latin font before the CJK one (Chinese pages keep the page's CJK-first
 stack). The HTML page itself is unchanged."""
-
-_CJK = re.compile(r"[\u3000-\u303f\u3400-\u4dbf\u4e00-\u9fff\uff00-\uffef]")
-
-
-def needs_cjk(text: str) -> bool:
-    """True when ``text`` holds CJK ideographs or full-width punctuation."""
-    return _CJK.search(text) is not None
-
 
 def with_print_css(html: str) -> str:
     """``html`` with :data:`PRINT_CSS` as the last author stylesheet (in ``@media print``, before

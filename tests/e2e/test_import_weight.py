@@ -27,3 +27,26 @@ def test_import_prhub_cli_loads_no_heavy_module():
 def test_the_feishu_http_path_does_not_import_lark_oapi():
     loaded = _loaded("import adapters.feishu.app, adapters.feishu.delivery, adapters.feishu.openapi")
     assert "lark_oapi" not in loaded and "flask" in loaded  # the probe sees modules that are imported
+
+
+def _html_fonts(lang: str, tmp_path) -> tuple[bool, int, str]:
+    """``prhub digest --sample --format html --lang LANG`` in a fresh process (the real CLI path): whether
+    the chart CJK font was registered, how often fontconfig was asked, and the page."""
+    out = tmp_path / f"w20.{lang}.html"
+    code = ("import sys\nfrom prhub.cli import main\n"
+            f"sys.argv = ['prhub', 'digest', '--sample', '--format', 'html', '--lang', {lang!r}, '--out', {str(out)!r}]\n"
+            "try:\n    main()\nexcept SystemExit as e:\n    assert e.code == 0, e.code\n"
+            "from adapters.report.charts import _CJK_FAMILY\nfrom adapters.report.fonts import _fc_list\n"
+            "print(bool(_CJK_FAMILY), _fc_list.cache_info().misses)")
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=120,
+                         env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"})
+    assert run.returncode == 0, run.stderr
+    registered, asked = run.stdout.split()
+    return registered == "True", int(asked), out.read_text(encoding="utf-8")
+
+
+def test_english_html_never_looks_up_the_cjk_font_and_chinese_html_does(tmp_path):
+    registered, asked, page = _html_fonts("en", tmp_path)
+    assert (registered, asked) == (False, 0) and page.count('src="data:image/png;base64,') == 3
+    registered, asked, page = _html_fonts("zh", tmp_path)
+    assert (registered, asked) == (True, 1) and page.count('src="data:image/png;base64,') == 3

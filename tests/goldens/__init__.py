@@ -110,6 +110,34 @@ def _pdf_text(pdf: bytes) -> str:
                           check=True).stdout.decode("utf-8")
 
 
+A4_WIDTH_PT = 595.28
+SIDE_MARGIN_PT = 14 * 72 / 25.4
+"""The report's left and right page margin (``@page`` in ``report.css.j2``: 14 mm = 39.7 pt)."""
+
+
+def words_outside_margins(pdf: bytes, *, tolerance: float = 0.5) -> list[str]:
+    """Words of ``pdf`` (``pdftotext -bbox``) whose box leaves the text column between the side margins
+    by more than ``tolerance`` points (a glyph's side bearing), as ``"page N: word"``; the running header
+    and footer sit in the top and bottom margins and are not checked.
+
+    Raises:
+        RuntimeError: pdftotext is missing.
+    """
+    exe = shutil.which("pdftotext")
+    if exe is None:
+        raise RuntimeError("pdftotext not found: install poppler-utils")
+    xml = subprocess.run([exe, "-bbox", "-", "-"], input=pdf, capture_output=True, check=True).stdout.decode("utf-8")
+    out, page = [], 0
+    left, right = SIDE_MARGIN_PT - tolerance, A4_WIDTH_PT - SIDE_MARGIN_PT + tolerance
+    for line in xml.splitlines():
+        if "<page " in line:
+            page += 1
+        m = re.search(r'<word xMin="([\d.]+)" yMin="[\d.]+" xMax="([\d.]+)" yMax="[\d.]+">(.*)</word>', line)
+        if m and (float(m.group(1)) < left or float(m.group(2)) > right):
+            out.append(f"page {page}: {m.group(3)}")
+    return out
+
+
 def _hash_png(match: re.Match[str]) -> str:
     import base64
 

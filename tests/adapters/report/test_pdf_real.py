@@ -75,3 +75,21 @@ def test_missing_cjk_font_names_the_package(monkeypatch, zh_report):
     with pytest.raises(ReportError) as exc:
         report_pdf(zh_report)
     assert "fonts-noto-cjk" in exc.value.user_message and "\n" not in exc.value.user_message
+
+
+@pytest.fixture(scope="module")
+def en_pdf(lookup, vllm_rules):
+    d = week_digest(lookup, "vllm-project/vllm", IsoWeek.parse("2026-W20"), "UTC", vllm_rules, "en")
+    return report_pdf(build_report(d, lookup, vllm_rules))
+
+
+@needs_poppler
+def test_every_word_of_the_largest_week_is_inside_the_side_margins(zh_pdf, en_pdf):
+    """W20 (217 PRs, the largest shipped week) in both languages: ``pdftotext -bbox`` finds no word
+    left or right of the 14 mm margins. Before the print CSS let headers wrap, the trend table's
+    ``documentation``/``new-model`` headers (``nowrap`` in fixed-width columns) ran 30 pt past the
+    right margin."""
+    from tests.goldens import words_outside_margins
+
+    assert words_outside_margins(zh_pdf.read_bytes()) == []
+    assert words_outside_margins(en_pdf) == []
