@@ -323,6 +323,24 @@ def github_source(*, base_url: str | None = None, progress: Callable[[Any], None
     return GitHubPullRequestSource(token, base_url=url, progress=progress, patches=patches)
 
 
+def read_store_range(repo: str, weeks: list[IsoWeek], tz: str, *, db: str | None) -> ParsedExport:
+    """PRs of ``repo`` for the digests of ``weeks`` (consecutive) from the store, in one query: the range's
+    window in ``tz`` plus the :data:`CONTEXT_DAYS` before it.
+
+    Raises:
+        InputError: the store holds no PR of ``repo`` merged in the range.
+        adapters.storage.StoreError: the store cannot be opened or read.
+    """
+    zone = load_zone(tz)
+    start, end = weeks[0].utc_window(zone)[0], weeks[-1].utc_window(zone)[1]
+    with open_store(db) as store:
+        prs = store.merged_between(repo, start - timedelta(days=CONTEXT_DAYS), end)
+        if not any(start <= p.merged_at < end for p in prs):
+            raise InputError(f"the PR store {store.url} has no PRs of {repo} merged in {weeks[0]}..{weeks[-1]}: "
+                             "import those weeks first (prhub import FILE... or prhub fetch --from --to)")
+    return ParsedExport(prs, 0)
+
+
 @dataclass(frozen=True)
 class WeekFetchOutcome:
     """One week of ``prhub fetch``: the week, its merged PRs, requests spent, and whether the stored

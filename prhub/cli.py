@@ -13,7 +13,7 @@ import sys
 from datetime import datetime
 from enum import Enum
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import Annotated, Any, Optional
 
 from typing import TYPE_CHECKING
 
@@ -113,23 +113,40 @@ def digest(
     week: Annotated[Optional[str], typer.Option(help="ISO week, e.g. 2026-W20 (default: the week of the newest merge)")] = None,
     tz: Annotated[str, typer.Option(help="IANA time zone of the week window")] = "UTC",
     rules: RulesOpt = None,
-    lang: Annotated[Lang, typer.Option(help="language of the text")] = Lang.en,
-    format: Annotated[DigestFormat, typer.Option("--format", "-f", help="output format")] = DigestFormat.markdown,  # type: ignore[attr-defined]
-    out: Annotated[Optional[Path], typer.Option(help="write to this file instead of stdout")] = None,
+    lang: Annotated[list[Lang], typer.Option(help="language of the text (repeatable with --from/--to)")] = [Lang.en],  # noqa: B006
+    format: Annotated[list[DigestFormat], typer.Option("--format", "-f", help="output format (repeatable with --from/--to)")] = [DigestFormat.markdown],  # type: ignore[attr-defined]  # noqa: B006
+    out: Annotated[Optional[Path], typer.Option(help="write to this file instead of stdout (with --from/--to: a directory)")] = None,
     skip_invalid: Annotated[bool, typer.Option(help="skip invalid records (counted as skipped_records) instead of failing")] = False,
     generated_at: Annotated[Optional[str], typer.Option(help="generation time to print in the header (ISO 8601)")] = None,
     source: Annotated[Optional[DigestSource], typer.Option(help="where PRs come from (default: file with --input/--sample, else store)")] = None,
     db: DbOpt = None,
     refresh: Annotated[bool, typer.Option(help="with --source github: fetch the week again even when the stored copy is final")] = False,
     llm: Annotated[bool, typer.Option("--llm", help="word the summary with the model of PRHUB_LLM_BASE_URL/PRHUB_LLM_MODEL (validated; cached in the store)")] = False,
+    from_week: Annotated[Optional[str], typer.Option("--from", help="first ISO week of a range (with --to and --out DIR: one file per week, format and language)")] = None,
+    to_week: Annotated[Optional[str], typer.Option("--to", help="last ISO week of the range (default: --from)")] = None,
 ) -> None:
-    """Build the weekly digest of merged PRs: Markdown, JSON, Slack/Feishu payloads, HTML or PDF."""
+    """Build the weekly digest of merged PRs: Markdown, JSON, Slack/Feishu payloads, HTML or PDF; with
+    --from/--to, every week of the range in one process (files DIR/<week>.<lang>.<suffix>)."""
     from chatbot.digest import newest_week, repo_from_urls, select_repo
     from chatbot.digest_service import DigestService
     from prhub import bootstrap
 
     zone_name = tz
     load_zone(zone_name)
+    langs = list(dict.fromkeys(x.value for x in lang))
+    fmts = list(dict.fromkeys(f.value for f in format))
+    if to_week is not None and from_week is None:
+        raise InputError("--to needs --from (a range of weeks: --from 2025-W01 --to 2025-W52 --out DIR)")
+    if from_week is not None:
+        if week is not None:
+            raise InputError("pass either --week or --from/--to, not both")
+        _digest_range(from_week, to_week, input=input, sample=sample, repo=repo, tz=zone_name, rules=rules, langs=langs,
+                      fmts=fmts, out=out, skip_invalid=skip_invalid, generated_at=_parse_generated_at(generated_at),
+                      source=source, db=db, refresh=refresh, llm=llm)
+        return
+    if len(langs) > 1 or len(fmts) > 1:
+        raise InputError("several --lang or --format values write several files: use --from/--to with --out DIR")
+    lang_value, format_value = langs[0], fmts[0]
     iso_week = IsoWeek.parse(week) if week else None
     gen = _parse_generated_at(generated_at)
     src = bootstrap.digest_source(source, has_input=bool(input or sample))
@@ -158,21 +175,82 @@ def digest(
         step = store_step(require_llm(), lambda: bootstrap.open_store(db))
     service = DigestService(lambda _repo, _week: parsed.prs, rules_for=lambda _repo: rules_obj,
                             tz_for=lambda _repo: zone_name, step=step)
-    d = service.digest(repo_name, iso_week, lang.value, skipped_records=parsed.skipped, generated_at=gen)
+    d = service.digest(repo_name, iso_week, lang_value, skipped_records=parsed.skipped, generated_at=gen)
     from prhub.formats import output_format
 
-    if output_format(format.value).needs_report:  # the full report: history from the input or the store
+    if output_format(format_value).needs_report:  # the full report: history from the input or the store
         from prhub.report import check_pdf_out, digest_report_bytes, write_bytes
 
-        check_pdf_out(format.value, out)
-        data = digest_report_bytes(d, format.value, prs=parsed.prs, db=db, rules=rules_obj,
+        check_pdf_out(format_value, out)
+        data = digest_report_bytes(d, format_value, prs=parsed.prs, db=db, rules=rules_obj,
                                    from_store=src is not DigestSource.file)
         if out is None:
             sys.stdout.write(data.decode("utf-8"))
         else:
             write_bytes(data, out)
         return
-    write_output(render(d, format), out)
+    write_output(render(d, DigestFormat(format_value)), out)
+
+
+def _digest_range(from_week: str, to_week: Optional[str], *, input: list[str], sample: bool, repo: Optional[str],
+                  tz: str, rules: Optional[str], langs: list[str], fmts: list[str], out: Optional[Path],
+                  skip_invalid: bool, generated_at: Optional[datetime], source: Optional[DigestSource],
+                  db: Optional[str], refresh: bool, llm: bool) -> None:
+    """``prhub digest --from --to --out DIR``: every week of the range in this process (see
+    :mod:`prhub.digest_range`), PRs read once (input files, or the store for the whole range).
+
+    Raises:
+        InputError: a bad or reversed range, ``--out`` missing, not a directory or a file name, no
+            repository, nothing stored for the range.
+    """
+    from chatbot.digest import repo_from_urls, select_repo
+    from chatbot.digest_service import DigestService
+    from prhub import bootstrap
+    from prhub.digest_range import check_out_dir, write_weeks
+    from prhub.formats import Rendering, output_format
+    from prhub.progress import week_progress
+
+    weeks = bootstrap.week_range(IsoWeek.parse(from_week), IsoWeek.parse(to_week or from_week))
+    directory = check_out_dir(out)
+    load_zone(tz)
+    src = bootstrap.digest_source(source, has_input=bool(input or sample))
+    if src is DigestSource.file:
+        parsed = bootstrap.read_inputs(input, sample=sample, skip_invalid=skip_invalid)
+    else:
+        if repo is None:
+            raise InputError("--from/--to without --input needs --repo owner/name to read the PR store")
+        if src is DigestSource.github:  # fetch the range into the store (final weeks: 0 requests)
+            bootstrap.fetch_github_weeks(bootstrap.check_repo(repo), weeks, tz, db=db, refresh=refresh)
+        parsed = bootstrap.read_store_range(bootstrap.check_repo(repo), weeks, tz, db=db)
+    repo_name = bootstrap.check_repo(repo) if repo else repo_from_urls(parsed.prs)
+    if repo_name is None:
+        raise InputError("cannot tell the repository: the input has no PR URLs; pass --repo owner/name")
+    prs = select_repo(parsed.prs, repo_name) if src is DigestSource.file else parsed.prs
+    rules_obj = bootstrap.rules_for(repo_name, rules)
+    step = None
+    if llm:
+        from prhub.llm import require_llm, store_step
+
+        step = store_step(require_llm(), lambda: bootstrap.open_store(db))
+    service = DigestService(lambda _repo, _week: prs, rules_for=lambda _repo: rules_obj, tz_for=lambda _repo: tz,
+                            step=step)
+    formats = [output_format(f) for f in fmts]
+
+    def render_one(d: Digest, fmt: Any) -> bytes:
+        if fmt.needs_report:
+            from prhub.report import digest_report_bytes
+
+            return digest_report_bytes(d, fmt.name, prs=prs, db=db, rules=rules_obj,
+                                       from_store=src is not DigestSource.file)
+        return bytes(fmt.render(Rendering(d)))
+
+    with week_progress(f"{repo_name} {weeks[0]}..{weeks[-1]}", len(weeks)) as cb:
+        done = write_weeks(weeks, langs, formats, directory, progress=cb, render=render_one,
+                           digest=lambda w, lang: service.digest(repo_name, w, lang, skipped_records=parsed.skipped,
+                                                                 generated_at=generated_at))
+    n = sum(len(w.files) for w in done)
+    typer.echo(f"{repo_name} {weeks[0]}..{weeks[-1]}: {len(done)} weeks, {sum(w.prs for w in done)} PRs, "
+               f"{n} files in {directory}")
 
 
 @app.command("trends")

@@ -1,4 +1,4 @@
-"""Fetch progress on the terminal: a Rich progress bar when stderr is a TTY, plain lines otherwise.
+"""Fetch and digest-range progress on the terminal: a Rich progress bar when stderr is a TTY, plain lines otherwise.
 
 The GitHub adapter stays UI-free: it calls a ``progress(FetchProgress)`` callback that this module
 provides.
@@ -39,5 +39,40 @@ def fetch_progress(label: str, *, stream: TextIO | None = None, tty: bool | None
 
         def rich_cb(p: Any) -> None:
             bar.update(task, completed=p.prs, total=p.matched if p.matched is not None else None, pages=p.pages)
+
+        yield rich_cb
+
+
+@contextmanager
+def week_progress(label: str, total: int, *, stream: TextIO | None = None,
+                  tty: bool | None = None) -> Iterator[Callable[[Any], None]]:
+    """A progress callback for ``total`` weeks (``prhub digest --from --to``), called once per finished
+    week with an object having ``week``, ``prs`` and ``files``.
+
+    On a terminal: a Rich bar of weeks done out of ``total``. Otherwise one plain line per week on
+    ``stream`` (stderr): ``prhub: digest <label>: 2025-W03 (3/52), 88 PRs, 2 files``.
+    """
+    out = stream if stream is not None else sys.stderr
+    is_tty = out.isatty() if tty is None else tty
+    if not is_tty:
+        count = [0]
+
+        def plain(w: Any) -> None:
+            count[0] += 1
+            out.write(f"prhub: digest {label}: {w.week} ({count[0]}/{total}), {w.prs} PRs, {len(w.files)} files\n")
+            out.flush()
+
+        yield plain
+        return
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    with Progress(TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
+                  TextColumn("weeks · {task.fields[week]}"), TimeElapsedColumn(),
+                  console=Console(file=out), transient=True) as bar:
+        task = bar.add_task(label, total=total, week="")
+
+        def rich_cb(w: Any) -> None:
+            bar.update(task, advance=1, week=str(w.week))
 
         yield rich_cb
