@@ -12,6 +12,15 @@ from contextlib import contextmanager
 from typing import Any, TextIO
 
 
+def _bar(out: TextIO, unit: str) -> Any:
+    """A transient Rich progress bar on ``out``: description, bar, done/total, ``unit`` text, elapsed time."""
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    return Progress(TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(), TextColumn(unit),
+                    TimeElapsedColumn(), console=Console(file=out), transient=True)
+
+
 @contextmanager
 def fetch_progress(label: str, *, stream: TextIO | None = None, tty: bool | None = None) -> Iterator[Callable[[Any], None]]:
     """A progress callback for one fetch named ``label`` (``vllm-project/vllm 2026-W20``).
@@ -29,12 +38,7 @@ def fetch_progress(label: str, *, stream: TextIO | None = None, tty: bool | None
 
         yield plain
         return
-    from rich.console import Console
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-
-    with Progress(TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
-                  TextColumn("PRs · {task.fields[pages]} pages"), TimeElapsedColumn(),
-                  console=Console(file=out), transient=True) as bar:
+    with _bar(out, "PRs · {task.fields[pages]} pages") as bar:
         task = bar.add_task(label, total=None, pages=0)
 
         def rich_cb(p: Any) -> None:
@@ -64,12 +68,7 @@ def week_progress(label: str, total: int, *, stream: TextIO | None = None,
 
         yield plain
         return
-    from rich.console import Console
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-
-    with Progress(TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
-                  TextColumn("weeks · {task.fields[week]}"), TimeElapsedColumn(),
-                  console=Console(file=out), transient=True) as bar:
+    with _bar(out, "weeks · {task.fields[week]}") as bar:
         task = bar.add_task(label, total=total, week="")
 
         def rich_cb(w: Any) -> None:
