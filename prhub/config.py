@@ -312,7 +312,8 @@ def _settings_message(err: Mapping[str, Any], from_file: Mapping[str, Any], sour
     value = err.get("input")
     shown = f" {value!r}" if isinstance(value, (str, int, float)) and len(str(value)) <= 200 else ""
     if field in from_file and field not in {k.lower() for k, v in os.environ.items() if v}:
-        return f"config {source}: chat.{_FIELD_KEYS[field]}{shown}: {msg} (or set {var})"
+        line = _line_of(_read(source), ("chat", _FIELD_KEYS[field])) if source else None
+        return f"config {source}{f':{line}' if line else ''}: chat.{_FIELD_KEYS[field]}{shown}: {msg} (or set {var})"
     return f"{var}{shown} is invalid: {msg}"
 
 
@@ -400,6 +401,14 @@ def _check_platforms(cfg: BotConfig) -> None:
                 raise _ConfigProblem(("admins", name, i), str(exc)) from None
 
 
+def _read(name: str) -> str:
+    """The text of the config file ``name`` ("" when it cannot be read: only for error lines)."""
+    try:
+        return Path(name).expanduser().read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return ""
+
+
 def _line_of(text: str, loc: tuple[int | str, ...]) -> int | None:
     """The 1-based line of the key path ``loc`` in YAML ``text`` (the deepest part found)."""
     try:
@@ -484,7 +493,7 @@ def load_config(path: str | Path | None) -> LoadedConfig:
                          f"(--config or {CONFIG_ENV})") from None
     except UnicodeDecodeError as exc:
         raise InputError(f"config {name}: not UTF-8 text (byte {exc.start}): save it as UTF-8") from None
-    return LoadedConfig(config=parse_config(text, name), base_dir=p.resolve().parent)
+    return LoadedConfig(config=parse_config(text, name), base_dir=p.resolve().parent, source=name)
 
 
 # -- the one configuration ---------------------------------------------------------------------------
@@ -565,7 +574,7 @@ def settings_of(loaded: LoadedConfig | None, source: str = "") -> Settings:
                     " and ".join(unused))
     cfg = loaded.config
     chat = cfg.chat.as_settings() if isinstance(cfg, FileConfig) else {}
-    base = load_settings(chat, source=source or str(loaded.base_dir))
+    base = load_settings(chat, source=source or loaded.source or str(loaded.base_dir))
     admins = cfg.admins
     return base.model_copy(update={
         "prhub_slack_admins": tuple(dict.fromkeys((*base.prhub_slack_admins, *admins.get("slack", ())))),

@@ -417,10 +417,12 @@ class BotConfig(_Model):
 
 
 class LoadedConfig(_Model):
-    """A validated config and the directory its relative paths are resolved against."""
+    """A validated config, the directory its relative paths are resolved against and the file's
+    name as given (for error lines; ``""`` when built in memory)."""
 
     config: BotConfig
     base_dir: Path
+    source: str = ""
 
     def resolve(self, path: str) -> Path:
         """``path`` relative to the config file's directory (absolute paths unchanged)."""

@@ -91,7 +91,7 @@ def test_a_bad_chat_value_names_the_file_key_and_its_variable(tmp_path):
     f.write_text(GOOD + "chat: {public_url: 'ftp://x'}\n")
     with pytest.raises(InputError) as exc:
         load(f)
-    assert exc.value.user_message == (f"config {f}: chat.public_url 'ftp://x': not an http(s) URL such as "
+    assert exc.value.user_message == (f"config {f}:9: chat.public_url 'ftp://x': not an http(s) URL such as "
                                       "https://prhub.example.com (or set PRHUB_PUBLIC_URL)")
 
 
@@ -139,3 +139,15 @@ def test_repo_mentions(text, repo, known, rest):
 ])
 def test_not_repo_mentions(text):
     assert find_repo_mention(text, configured=C, path_roots=ROOTS) is None
+
+
+def test_the_jobs_path_names_the_file_line_of_a_bad_chat_value(tmp_path):
+    """``prhub serve``/``run-job`` read the settings from the loaded file: the same FILE:LINE."""
+    from prhub.bot import settings_for
+    from prhub.config import load_config
+
+    f = tmp_path / "prhub.yaml"
+    f.write_text(GOOD + "chat:\n  slack_mode: socket\n  public_url: ftp://x\n")
+    with pytest.raises(InputError) as exc:
+        settings_for(load_config(f))
+    assert exc.value.user_message.startswith(f"config {f}:11: chat.public_url 'ftp://x': not an http(s) URL")
