@@ -755,9 +755,10 @@ def trends_card(trends: Trends, lang: str) -> Card:
 def filtered_card(d: Digest, prs: Sequence[AnalyzedPR], *, header: str, count_line: str, empty_line: str,
                   detail: Callable[[AnalyzedPR], str], report_url: str | None = None,
                   limits: CardLimits = DEFAULT_LIMITS, notice: Sequence[str] = (),
-                  key: Callable[[AnalyzedPR], tuple[float, ...]] = _rank) -> Card:
+                  key: Callable[[AnalyzedPR], tuple[float, ...]] = _rank, heading_key: str = "card.h.matching") -> Card:
     """The PRs of a week that match a chat filter (a risk tag, an author): a count line, then the PRs
-    by importance (or by ``key``: a search's score) with ``detail(pr)`` (untrusted text) each.
+    by importance (or by ``key``: a search's score, headed by the catalog's ``heading_key``) with
+    ``detail(pr)`` (untrusted text) each.
 
     Args:
         d: the week's digest; prs: the matching PRs (any order).
@@ -774,7 +775,7 @@ def filtered_card(d: Digest, prs: Sequence[AnalyzedPR], *, header: str, count_li
     shown = ranked[: limits.list_items]
     items = tuple(_item(p, (Untrusted(text=clip(detail(p), limits.detail_chars)),), limits) for p in shown)
     more = len(ranked) - len(shown)
-    blocks.append(PRList(role="filtered", heading=tr(lang, "card.h.matching"), items=items, more=more,
+    blocks.append(PRList(role="filtered", heading=tr(lang, heading_key), items=items, more=more,
                          more_text=_more(lang, more, report_url), more_url=safe_url(report_url or "") if more else ""))
     return Card(header=header, lang=lang, blocks=tuple(_with_button(blocks, lang, report_url)),
                 fallback=f"{header}: {count_line}")

@@ -64,14 +64,17 @@ def _reverts(p: AnalyzedPR, d: Digest, ctx: AnswerContext) -> int | None:
 
 
 def _reverted_later(p: AnalyzedPR, ctx: AnswerContext) -> int | None:
-    """A stored revert of ``p`` merged within :data:`REVERT_SEARCH_DAYS` after it (the digest only
-    sees reverts of its own week)."""
+    """A stored revert of ``p`` merged within :data:`REVERT_SEARCH_DAYS` after it, naming it by
+    number or quoting its title (the digest only sees reverts of its own week)."""
     if ctx.history is None:
         return None
     for later in sorted(ctx.history.merged_between(p.merged_at, p.merged_at + timedelta(days=REVERT_SEARCH_DAYS)),
                         key=lambda o: (o.merged_at, o.number)):
         link = parse_revert(later.title)
-        if later.number != p.number and link is not None and link.number == p.number:
+        if later.number == p.number or link is None:
+            continue
+        quoted = (link.title or "").casefold()
+        if link.number == p.number or (link.number is None and quoted and p.title.casefold().startswith(quoted)):
             return later.number
     return None
 

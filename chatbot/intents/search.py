@@ -212,7 +212,8 @@ def answer(q: SearchQuery, ctx: AnswerContext) -> Card:
 
     return filtered_card(d, prs, header=header, count_line=tr(lang, "card.filter.count", n=len(prs), total=d.total_prs),
                          empty_line="", detail=detail, report_url=w.report_url, limits=ctx.limits,
-                         notice=list(w.notice), key=lambda p: (-scored[p.number][0], -p.importance, p.number))
+                         notice=list(w.notice), key=lambda p: (-scored[p.number][0], -p.importance, p.number),
+                         heading_key="card.search.ranked")
 
 
 INTENT = Intent(name="search", query=SearchQuery, patterns=PATTERNS, parse=parse, answer=answer, fallback=fallback,

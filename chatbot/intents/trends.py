@@ -22,15 +22,18 @@ PATTERNS = {"en": (r"\btrends?\b|\bcompar(?:e|ed|ing|ison)\b|\bvs\.?(?!\S)|\bver
             "zh": ("趋势|走势|比上周|和上周比|对比|相比",)}
 _RX = compile_patterns(PATTERNS)
 _N_WEEKS = re.compile(r"(?<![0-9])([0-9]{1,2}) ?(?:weeks?\b|周)")
+_TWO = re.compile(r"\b(?:compar\w*|vs\.?|versus)\b.*\b(?:last|previous|prev) week\b|比上周|和上周比|与上周|跟上周|上周相比")
 
 
 def parse(inp: ParseInput) -> TrendsQuery | None:
-    """``trends [12 weeks]``, ``趋势 [12 周]``, ``compare this week with last week``, ``vs last week``,
-    ``比上周`` (2..26 weeks, default 8)."""
+    """``trends [12 weeks]``, ``趋势 [12 周]`` (2..26 weeks, default 8); a comparison with last week
+    (``compare this week with last week``, ``vs last week``, ``比上周``) is the two weeks."""
     if not _RX.search(inp.text):
         return None
     nm = _N_WEEKS.search(inp.text)
-    return TrendsQuery(lang=inp.lang, weeks=min(26, max(2, int(nm.group(1)))) if nm else 8)
+    if nm:
+        return TrendsQuery(lang=inp.lang, weeks=min(26, max(2, int(nm.group(1)))))
+    return TrendsQuery(lang=inp.lang, weeks=2 if _TWO.search(inp.text) else 8)
 
 
 def answer(q: TrendsQuery, ctx: AnswerContext) -> Card:
