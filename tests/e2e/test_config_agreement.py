@@ -94,6 +94,17 @@ def risk_lines(messages: list[dict], blocks: str = "risks") -> dict[int, str]:
 
 @pytest.fixture
 def weekly(db_url, tmp_path, monkeypatch):  # noqa: F811 - the db_url fixture
+    """:func:`run_weekly` on SQLite and on PostgreSQL (with PRHUB_TEST_DATABASE_URL)."""
+    yield from run_weekly(db_url, tmp_path, monkeypatch)
+
+
+@pytest.fixture
+def weekly_sqlite(tmp_path, monkeypatch):
+    """:func:`run_weekly` on SQLite only (routing does not depend on the database)."""
+    yield from run_weekly(f"sqlite:///{tmp_path / 'routing.db'}", tmp_path, monkeypatch)
+
+
+def run_weekly(db_url, tmp_path, monkeypatch):  # noqa: F811 - a parameter, not the fixture
     """The weekly job of both repositories run by the scheduler's catch-up on Monday 2026-05-18
     09:45 (Asia/Shanghai), against the fake Slack; yields (loaded config, fake Slack, db url)."""
     vdir = vllm_dir()
@@ -180,8 +191,8 @@ def test_weekly_post_and_chat_answers_agree_with_a_custom_rules_file(weekly):
     assert {42339, 40392} <= set(chat_large)  # the module's large changes are the channel's large changes
 
 
-def test_every_configured_repository_is_served_where_it_is_bound(weekly):
-    loaded, slack, db = weekly
+def test_every_configured_repository_is_served_where_it_is_bound(weekly_sqlite):
+    loaded, slack, db = weekly_sqlite
     clock = MovableClock(datetime(2026, 5, 18, 10, 0, tzinfo=SH).astimezone(timezone.utc))
     bot = build_bot(db, clock=clock, digest_provider=None, slack=slack, loaded=loaded)
     asks = [("D_ALICE", "risks last week"), ("C_EX", "risks last week"), ("C_VLLM", "risks last week"),
