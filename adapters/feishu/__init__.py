@@ -1,1 +1,1 @@
-"""Feishu edge: card JSON 2.0 rendering (``cards``) and inbound text (``inbound``); the lark-oapi app and delivery come later."""
+"""Feishu edge: card JSON 2.0 (``cards``), inbound text (``inbound``), the HTTP app (``app``), the Open API client (``openapi``), delivery and the long connection."""

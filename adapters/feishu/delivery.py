@@ -87,7 +87,7 @@ class FeishuDelivery:
     """Posts cards to Feishu chats and users.
 
     Args:
-        client: a lark-oapi client (see :func:`lark_client`).
+        client: the Open API client (see :func:`lark_client`).
     """
 
     platform = "feishu"
