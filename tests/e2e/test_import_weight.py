@@ -24,29 +24,32 @@ def test_import_prhub_cli_loads_no_heavy_module():
     assert _loaded("import prhub.cli") == []
 
 
-def test_the_feishu_http_path_does_not_import_lark_oapi():
-    loaded = _loaded("import adapters.feishu.app, adapters.feishu.delivery, adapters.feishu.openapi")
-    assert "lark_oapi" not in loaded and "flask" in loaded  # the probe sees modules that are imported
-
-
-def _html_fonts(lang: str, tmp_path) -> tuple[bool, int, str]:
-    """``prhub digest --sample --format html --lang LANG`` in a fresh process (the real CLI path): whether
-    the chart CJK font was registered, how often fontconfig was asked, and the page."""
-    out = tmp_path / f"w20.{lang}.html"
-    code = ("import sys\nfrom prhub.cli import main\n"
-            f"sys.argv = ['prhub', 'digest', '--sample', '--format', 'html', '--lang', {lang!r}, '--out', {str(out)!r}]\n"
-            "try:\n    main()\nexcept SystemExit as e:\n    assert e.code == 0, e.code\n"
-            "from adapters.report.charts import _CJK_FAMILY\nfrom adapters.report.fonts import _fc_list\n"
-            "print(bool(_CJK_FAMILY), _fc_list.cache_info().misses)")
-    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=120,
+def test_english_html_never_looks_up_the_cjk_font_and_chinese_html_does(tmp_path):
+    """``prhub digest --sample --format html`` through the CLI entry point in one fresh process, English
+    first: after it the chart CJK font is neither registered nor looked up (fontconfig not asked);
+    the Chinese page then looks it up once."""
+    code = ["import sys\nfrom prhub.cli import main\nfrom adapters.report import charts, fonts"]
+    for lang in ("en", "zh"):
+        out = tmp_path / f"w20.{lang}.html"
+        code.append(f"sys.argv = ['prhub', 'digest', '--sample', '--format', 'html', '--lang', {lang!r}, '--out', {str(out)!r}]\n"
+                    "try:\n    main()\nexcept SystemExit as e:\n    assert e.code == 0, e.code\n"
+                    "print(bool(charts._CJK_FAMILY), fonts._fc_list.cache_info().misses)")
+    run = subprocess.run([sys.executable, "-c", "\n".join(code)], capture_output=True, text=True, cwd=ROOT, timeout=120,
                          env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"})
     assert run.returncode == 0, run.stderr
-    registered, asked = run.stdout.split()
-    return registered == "True", int(asked), out.read_text(encoding="utf-8")
+    assert run.stdout.split("\n")[:2] == ["False 0", "True 1"]
+    for lang in ("en", "zh"):
+        assert (tmp_path / f"w20.{lang}.html").read_text(encoding="utf-8").count('src="data:image/png;base64,') == 3
 
 
-def test_english_html_never_looks_up_the_cjk_font_and_chinese_html_does(tmp_path):
-    registered, asked, page = _html_fonts("en", tmp_path)
-    assert (registered, asked) == (False, 0) and page.count('src="data:image/png;base64,') == 3
-    registered, asked, page = _html_fonts("zh", tmp_path)
-    assert (registered, asked) == (True, 1) and page.count('src="data:image/png;base64,') == 3
+def test_the_served_app_with_feishu_over_http_does_not_import_lark_oapi():
+    """The whole chat app (``prhub.web.create_app``: Slack and Feishu HTTP mounts, the store) as ``prhub
+    serve`` builds it; the long connection alone needs lark-oapi."""
+    code = ("from adapters.storage import SqlStore\nfrom prhub.config import load_settings\nfrom prhub.web import create_app\n"
+            "s = load_settings(feishu_app_id='cli_x', feishu_app_secret='sec', feishu_encrypt_key='k', "
+            "feishu_verification_token='t', feishu_bot_open_id='ou_BOT', feishu_api_url='http://127.0.0.1:9', "
+            "slack_bot_token='xoxb-1', slack_signing_secret='s', slack_api_url='http://127.0.0.1:9/api/')\n"
+            "app = create_app(s, SqlStore.open('sqlite://'))\n"
+            "assert sorted(app.platforms) == ['feishu', 'slack'], app.platforms\n")
+    loaded = _loaded(code)
+    assert "lark_oapi" not in loaded and "slack_bolt" in loaded and "flask" in loaded  # the probe sees what is imported
