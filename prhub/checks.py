@@ -5,7 +5,8 @@ whose platform has no token, a ``source: github`` repository without ``GITHUB_TO
 file or export directory that does not exist. :func:`doctor` then asks the services themselves:
 Slack ``auth.test`` (and the granted scopes it reports in ``x-oauth-scopes``) against the scopes of
 :mod:`adapters.slack.manifest`, ``apps.connections.open`` for the app-level token, ``conversations.info``
-for every destination channel (is the bot a member), the Feishu tenant token, bot info and
+for every destination channel (is the bot a member), the Feishu tenant token, bot info, the granted
+permissions (``application/v6/scopes``) against :mod:`adapters.feishu.permissions`, and
 ``chats/{id}/members/is_in_chat`` for every destination chat, the PR store, and the GitHub token with
 its rate limit (GraphQL ``rateLimit``).
 """
@@ -117,8 +118,7 @@ def _slack_checks(loaded: LoadedConfig | None, settings: Any) -> list[Check]:
             info = client.conversations_info(channel=channel)
         except SlackApiError as exc:
             err = exc.response.get("error")
-            fix = ("the channel id is wrong or the bot cannot see it: invite the bot (/invite @prhub)"
-                   if err == "channel_not_found" else "grant the scope named above and reinstall")
+            fix = _slack_error_fix("conversations.info", err, exc.response.get("needed"), settings.slack_api_url)
             out.append(Check(False, f"slack channel {channel}", f"conversations.info: {err}", fix))
             continue
         ch = info.get("channel") or {}
@@ -128,6 +128,19 @@ def _slack_checks(loaded: LoadedConfig | None, settings: Any) -> list[Check]:
             out.append(Check(False, f"slack channel {channel}", "the bot is not in the channel",
                              f"type /invite @prhub in #{ch.get('name') or channel}"))
     return out
+
+
+def _slack_error_fix(method: str, error: object, needed: object, api_url: str) -> str:
+    """The fix for a Slack Web API error of ``method``: an unknown channel, a missing scope (Slack's
+    ``needed`` names it), an API URL that is not Slack's (``unknown_method``), else Slack's error list."""
+    if error == "channel_not_found":
+        return "the channel id is wrong or the bot cannot see it: invite the bot (/invite @prhub)"
+    if error == "missing_scope":
+        return (f"add {needed or 'the scope ' + method + ' needs'} under OAuth & Permissions "
+                "(or paste `prhub slack manifest`) and reinstall the app")
+    if error == "unknown_method":
+        return f"SLACK_API_URL ({api_url}) does not serve {method}: unset it or point it at https://slack.com/api/"
+    return f"see https://api.slack.com/methods/{method}#errors"
 
 
 def _feishu_checks(loaded: LoadedConfig | None, settings: Any) -> list[Check]:
@@ -157,6 +170,7 @@ def _feishu_checks(loaded: LoadedConfig | None, settings: Any) -> list[Check]:
     else:
         out.append(Check(False, "feishu bot", f"bot/v3/info: {info.get('code')} {info.get('msg')}",
                          "enable the Bot capability of the app and publish a version"))
+    out.append(_feishu_permissions(base, auth))
     for chat in _destinations(loaded, "feishu"):
         resp = requests.get(f"{base}/open-apis/im/v1/chats/{chat}/members/is_in_chat", headers=auth, timeout=15).json()
         if resp.get("code") == 0 and (resp.get("data") or {}).get("is_in_chat"):
@@ -168,6 +182,28 @@ def _feishu_checks(loaded: LoadedConfig | None, settings: Any) -> list[Check]:
             out.append(Check(False, f"feishu chat {chat}", f"is_in_chat: {resp.get('code')} {resp.get('msg')}",
                              "grant im:chat:readonly (or check the chat id) and publish a version"))
     return out
+
+
+def _feishu_permissions(base: str, auth: dict[str, str]) -> Check:
+    """Needed vs granted permissions (``application/v6/scopes``; ``grant_status`` 1 is granted)."""
+    import requests
+
+    from adapters.feishu.permissions import needed_permissions
+
+    needed = needed_permissions()
+    try:
+        data = requests.get(f"{base}/open-apis/application/v6/scopes", headers=auth, timeout=15).json()
+    except Exception as exc:  # noqa: BLE001 - network or not JSON: one line
+        return Check(True, "feishu permissions", f"could not read the granted permissions ({type(exc).__name__}): skipped")
+    if data.get("code") != 0:
+        return Check(True, "feishu permissions",
+                     f"could not read the granted permissions ({data.get('code')} {data.get('msg')}): skipped")
+    granted = {s.get("scope_name") for s in (data.get("data") or {}).get("scopes") or [] if s.get("grant_status") == 1}
+    missing = [p for p in needed if p not in granted]
+    if missing:
+        return Check(False, "feishu permissions", f"missing {', '.join(missing)}",
+                     "add them under Permissions & Scopes of the app, then publish a version (an admin approves it)")
+    return Check(True, "feishu permissions", f"all {len(needed)} needed permissions granted")
 
 
 def _destinations(loaded: LoadedConfig | None, platform: str) -> list[str]:

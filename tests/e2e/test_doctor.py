@@ -75,7 +75,8 @@ def test_doctor_all_green(tmp_path, fakes):
     assert all(line.startswith("ok  ") for line in lines), r.stdout
     whats = [line.split(":")[0][5:] for line in lines]
     assert whats == ["config", "slack token", "slack scopes", "slack socket mode", "slack channel C_DIGEST",
-                     "slack channel C_OTHER", "feishu token", "feishu bot", "feishu chat oc_GROUP", "database", "github"]
+                     "slack channel C_OTHER", "feishu token", "feishu bot", "feishu permissions", "feishu chat oc_GROUP",
+                     "database", "github"]
     assert "4,999/5,000" in lines[-1] and "UTC" in lines[-1]
 
 
@@ -99,6 +100,55 @@ def test_doctor_names_each_missing_scope_token_and_membership(tmp_path, fakes):
     assert "401 Bad credentials" in fails["github"]
     for secret in (slack.token, feishu.app_secret, "ghp_wrong_token_value", slack.app_token):
         assert secret not in r.stdout
+
+
+@pytest.mark.usefixtures("clean_env")
+def test_doctor_compares_needed_and_granted_feishu_permissions(tmp_path, fakes):
+    from adapters.feishu.permissions import needed_permissions
+
+    slack, feishu, github = fakes
+    feishu.granted = frozenset(needed_permissions()) - {"im:chat:readonly", "im:resource"}
+    r = run(["doctor", "--config", _config(tmp_path)], _env(slack, feishu, github, tmp_path))
+    assert r.exit_code == 1
+    fails = {line.split(":")[0][5:]: line for line in r.stdout.splitlines() if line.startswith("FAIL")}
+    assert sorted(fails) == ["feishu chat oc_GROUP", "feishu permissions"]
+    assert fails["feishu permissions"] == ("FAIL feishu permissions: missing im:chat:readonly, im:resource -> add them "
+                                           "under Permissions & Scopes of the app, then publish a version (an admin "
+                                           "approves it)")
+    # the fake refuses what Feishu refuses without the permission, and doctor names the fix
+    assert "is_in_chat: 99991672 Access denied" in fails["feishu chat oc_GROUP"]
+    assert "grant im:chat:readonly" in fails["feishu chat oc_GROUP"]
+    feishu.granted = frozenset(needed_permissions())  # exactly the table: all green again
+    ok = run(["doctor", "--config", _config(tmp_path)], _env(slack, feishu, github, tmp_path))
+    assert ok.exit_code == 0 and "ok   feishu permissions: all 5 needed permissions granted" in ok.stdout
+
+
+@pytest.mark.usefixtures("clean_env")
+def test_doctor_slack_errors_get_their_own_fix(tmp_path, fakes):
+    slack, feishu, github = fakes
+    env = _env(slack, feishu, github, tmp_path)
+    slack._m_conversations_info = None  # an API that does not serve conversations.info: unknown_method
+    r = run(["doctor", "--config", _config(tmp_path)], env)
+    line = next(x for x in r.stdout.splitlines() if x.startswith("FAIL slack channel C_DIGEST"))
+    assert line == (f"FAIL slack channel C_DIGEST: conversations.info: unknown_method -> SLACK_API_URL "
+                    f"({slack.base_url}) does not serve conversations.info: unset it or point it at https://slack.com/api/")
+    del slack._m_conversations_info
+    slack.scopes = frozenset(s for s in bot_scopes() if s != "channels:read")
+    r = run(["doctor", "--config", _config(tmp_path)], env)
+    line = next(x for x in r.stdout.splitlines() if x.startswith("FAIL slack channel C_DIGEST"))
+    assert "missing_scope -> add channels:read under OAuth & Permissions" in line
+
+
+def test_the_plain_fake_slack_serves_conversations_info():
+    from slack_sdk import WebClient
+
+    from tests.fakes.slack_server import FakeSlack
+
+    with FakeSlack() as slack:
+        slack.not_member.add("C_OTHER")
+        client = WebClient(token=slack.token, base_url=slack.base_url)
+        assert client.conversations_info(channel="C_DIGEST")["channel"]["is_member"] is True
+        assert client.conversations_info(channel="C_OTHER")["channel"]["is_member"] is False
 
 
 @pytest.mark.usefixtures("clean_env")

@@ -35,6 +35,7 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler
 from typing import Any
 
+from adapters.feishu.permissions import needed_permissions
 from tests.fakes.event_push import FEISHU_EVENT_RETRIES, push_with_retries
 from tests.fakes.loopback import LoopbackServer
 from tests.fakes.limits import (
@@ -49,6 +50,13 @@ from tests.fakes.limits import (
 )
 
 UUID_WINDOW = 3600.0
+FEISHU_NO_PERMISSION = 99991672
+"""Feishu's "Access denied. One of the following scopes is required: [...]"."""
+_SCOPE_OF = {
+    "POST /open-apis/im/v1/messages": "im:message",
+    "POST /open-apis/im/v1/messages/:id/reply": "im:message",
+}
+"""The permission each Open API call the fake serves requires (Feishu's API reference)."""
 _TABLE_ROW = re.compile(r"^\s*\|?\s*:?-{3,}:?\s*(\|\s*:?-{3,}:?\s*)+\|?\s*$", re.M)
 
 
@@ -120,6 +128,10 @@ class FakeFeishu(LoopbackServer):
     app_secret: str = "feishu-test-secret"
     bot_open_id: str = "ou_BOT"
     clock: Callable[[], float] = time.time
+    granted: frozenset[str] | None = None
+    """Permissions the tenant granted (None: every one prhub needs). ``application/v6/scopes``
+    reports them; sending a message, uploading an image and ``is_in_chat`` without theirs answer
+    99991672 "Access denied", as Feishu does."""
     messages: list[dict[str, Any]] = field(default_factory=list)
     calls: list[tuple[str, str, dict[str, Any], int]] = field(default_factory=list)
     images: dict[str, dict[str, Any]] = field(default_factory=dict)
@@ -135,6 +147,10 @@ class FakeFeishu(LoopbackServer):
     _uuids: dict[str, tuple[float, str]] = field(default_factory=dict)
     _seq: Any = field(default_factory=lambda: itertools.count(1))
     _lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def has(self, permission: str) -> bool:
+        """Whether the tenant granted ``permission``."""
+        return self.granted is None or permission in self.granted
 
     @property
     def tenant_token(self) -> str:
@@ -228,6 +244,13 @@ class FakeFeishu(LoopbackServer):
             return 400, {"code": FEISHU_MISSING_TOKEN, "msg": "Missing access token for authorization"}, None
         if auth[7:] != self.tenant_token:
             return 400, {"code": FEISHU_INVALID_TOKEN, "msg": "Invalid access token for authorization"}, None
+        if path == "/open-apis/application/v6/scopes" and verb == "GET":
+            return 200, {"code": 0, "msg": "success", "data": {"scopes": [
+                {"scope_name": name, "grant_status": 1 if self.has(name) else 2} for name in needed_permissions()]}}, None
+        need = _SCOPE_OF.get(verb + " " + re.sub(r"/messages/[^/]+/reply$", "/messages/:id/reply", path))
+        if need is not None and not self.has(need):
+            return 400, {"code": FEISHU_NO_PERMISSION,
+                         "msg": f"Access denied. One of the following scopes is required: [{need}]."}, None
         if path == "/open-apis/bot/v3/info" and verb == "GET":
             return 200, {"code": 0, "msg": "ok", "bot": {"open_id": self.bot_open_id, "app_name": "DigestBot"}}, None
         if not isinstance(body, dict):
@@ -251,6 +274,9 @@ class FakeFeishu(LoopbackServer):
             return 400, {"code": FEISHU_INVALID_TOKEN, "msg": "Invalid access token for authorization"}, None
         if verb != "POST":
             return 404, {"code": 404, "msg": "not found"}, None
+        if not self.has("im:resource"):
+            return 400, {"code": FEISHU_NO_PERMISSION,
+                         "msg": "Access denied. One of the following scopes is required: [im:resource]."}, None
         with self._lock:
             failing = self._image_failures > 0
             if failing:

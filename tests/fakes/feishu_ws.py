@@ -87,6 +87,9 @@ class FakeFeishuWs(HubControls, FakeFeishu):
         if m and verb == "GET":
             if auth[7:] != self.tenant_token:
                 return 400, {"code": 99991663, "msg": "Invalid access token for authorization"}, None
+            if not self.has("im:chat:readonly"):
+                return 400, {"code": 99991672,
+                             "msg": "Access denied. One of the following scopes is required: [im:chat:readonly]."}, None
             inside = self.bot_chats is None or m.group(1) in self.bot_chats
             return 200, {"code": 0, "msg": "success", "data": {"is_in_chat": inside}}, None
         if path != "/callback/ws/endpoint":

@@ -190,6 +190,8 @@ class FakeSlack(LoopbackServer):
     """Home views published (``views.publish``): ``{"user_id", "view"}``, in order."""
     files: list[dict[str, Any]] = field(default_factory=list)
     """Files shared by ``files.completeUploadExternal``: id, title, channel, thread_ts, filename, data."""
+    not_member: set[str] = field(default_factory=set)
+    """Channels ``conversations.info`` reports the bot is not a member of (``C_MISSING*``: not found)."""
     _uploads: dict[str, dict[str, Any]] = field(default_factory=dict)
     event_retries: tuple[float, ...] = SLACK_EVENT_RETRIES
     """Seconds before each retry of :meth:`send_event` (Slack's: at once, 1 min, 5 min)."""
@@ -342,6 +344,13 @@ class FakeSlack(LoopbackServer):
     def _m_auth_test(self, args: dict[str, Any]) -> tuple[str | None, dict[str, Any]]:
         return None, {"url": "https://test.slack.com/", "team": "Test", "user": "prhub", "team_id": self.team_id,
                       "user_id": self.bot_user_id, "bot_id": self.bot_id, "is_enterprise_install": False}
+
+    def _m_conversations_info(self, args: dict[str, Any]) -> tuple[str | None, dict[str, Any]]:
+        channel = str(args.get("channel") or "")
+        if not channel or channel.startswith("C_MISSING"):
+            return "channel_not_found", {}
+        return None, {"channel": {"id": channel, "is_member": channel not in self.not_member,
+                                  "is_im": channel.startswith("D"), "name": channel.lower()}}
 
     def _m_conversations_open(self, args: dict[str, Any]) -> tuple[str | None, dict[str, Any]]:
         users = str(args.get("users") or "")

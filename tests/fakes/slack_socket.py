@@ -63,8 +63,6 @@ class FakeSlackSocket(HubControls, FakeSlack):
     acks: list[dict[str, Any]] = field(default_factory=list)
     """Every ack received: ``envelope_id``, ``conn``, ``payload`` (when the app sent one)."""
     opened: int = 0
-    not_member: set[str] = field(default_factory=set)
-    """Channels ``conversations.info`` reports the bot is not a member of."""
     """``apps.connections.open`` calls answered ok."""
     scopes: frozenset[str] | None = None
     """Bot scopes granted (None: every scope). Sent as ``x-oauth-scopes``; a method without its scope
@@ -83,13 +81,6 @@ class FakeSlackSocket(HubControls, FakeSlack):
         if self.scopes is not None:
             headers = {**(headers or {}), "x-oauth-scopes": ",".join(sorted(self.scopes))}
         super()._send(h, status, body, headers)
-
-    def _m_conversations_info(self, args: dict[str, Any]) -> tuple[str | None, dict[str, Any]]:
-        channel = str(args.get("channel") or "")
-        if not channel or channel.startswith("C_MISSING"):
-            return "channel_not_found", {}
-        return None, {"channel": {"id": channel, "is_member": channel not in self.not_member,
-                                  "is_im": channel.startswith("D"), "name": channel.lower()}}
 
     def _args(self, h: BaseHTTPRequestHandler) -> dict[str, Any]:
         cached = getattr(h, "_args_read", None)
