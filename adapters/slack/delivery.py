@@ -77,6 +77,8 @@ class KeepAliveWebClient(WebClient):
         try:
             resp = self._pool.request(req.get_method(), url, body=req.data, headers=dict(req.header_items()),
                                       timeout=self.timeout, redirect=False, retries=False)
+        except urllib3.exceptions.NewConnectionError as exc:  # refused/unreachable: a subclass of
+            raise urllib.error.URLError(type(exc).__name__) from None  # ConnectTimeoutError, yet no timeout
         except urllib3.exceptions.TimeoutError as exc:
             raise TimeoutError(f"{url}: {type(exc).__name__}") from None
         except urllib3.exceptions.HTTPError as exc:
