@@ -10,14 +10,16 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
+from zoneinfo import ZoneInfo
 
 from chatbot.models import PullRequest
 from chatbot.phrases import say
 from chatbot.reverts import RevertGraph, build_revert_graph, cited_numbers, parse_revert
 from chatbot.risks import RISKS, RiskContext, RiskFinding, RiskRegistry
 from chatbot.rules import OTHER_MODULE, CompiledRules, ImportanceWeights
+from chatbot.weeks import IsoWeek
 
 __all__ = ["QUIET_FOR_NON_CODE", "RISK_ORDER", "PRAnalysis", "PathClassifier", "PathFacts", "analyze_prs", "build_revert_graph",
            "importance", "labels_for", "modules_for", "parse_revert", "title_prefixes"]
@@ -169,6 +171,8 @@ class PRAnalysis:
     code_files: int
     core_files: int
     importance: float
+    fixed_by: tuple[int, ...] = ()
+    """Bugfixes (this week or later, when the input holds them) whose follow-up-fix target is this PR."""
 
     @property
     def risk_tags(self) -> tuple[str, ...]:
@@ -231,19 +235,26 @@ def analyze_prs(
     classify = PathClassifier(rules)
     graph = build_revert_graph(week_prs, context)
     recent_from = window_start - timedelta(days=FOLLOW_UP_DAYS)
+    week_nums = {p.number for p in week_prs}
+    fixed_by: dict[int, list[int]] = {}
+    zone = window_start.tzinfo if isinstance(window_start.tzinfo, ZoneInfo) else ZoneInfo("UTC")
+    for later in sorted(context.values(), key=lambda p: (p.merged_at, p.number)):
+        if later.number in week_nums or later.merged_at < window_start:
+            continue  # this week's bugfixes are found below; earlier PRs cannot fix this week's
+        later_start = IsoWeek.containing(later.merged_at, zone).window(zone)[0]
+        target = follow_up_target(later, labels_for(later, rules, classify), context,
+                                  later_start - timedelta(days=FOLLOW_UP_DAYS), parse_revert(later.title) is not None)
+        if target is not None and target[0] in week_nums:
+            fixed_by.setdefault(target[0], []).append(later.number)
     out: list[PRAnalysis] = []
     for pr in week_prs:
         facts = [classify(f.path) for f in pr.files]
         labels = labels_for(pr, rules, classify)
         modules, primary, churn = modules_for(pr, rules, classify)
         is_revert = pr.number in graph.target
-        follow: tuple[int, datetime] | None = None
-        if "bugfix" in labels and not is_revert:
-            for num in sorted(cited_numbers(pr)):
-                other = context.get(num)
-                if other is not None and recent_from <= other.merged_at < pr.merged_at:
-                    follow = (num, other.merged_at)
-                    break
+        follow = follow_up_target(pr, labels, context, recent_from, is_revert)
+        if follow is not None:
+            fixed_by.setdefault(follow[0], []).append(pr.number)
         findings = risks.findings(_risk_context(pr, labels, facts, rules, is_revert, follow))
         code = [(f, x) for f, x in zip(pr.files, facts) if not (x.docs or x.ci or x.data)]
         docs_only = bool(pr.files) and all(x.docs for x in facts)
@@ -260,7 +271,26 @@ def analyze_prs(
         )
         out.append(PRAnalysis(pr, labels, modules, primary, churn, findings, docs_only, ci_only,
                               code_lines, len(code), core_files, score))
-    return out, graph
+    return [replace(a, fixed_by=tuple(sorted(fixed_by.get(a.pr.number, ())))) if a.pr.number in fixed_by else a
+            for a in out], graph
+
+
+def follow_up_target(pr: PullRequest, labels: Sequence[str], context: Mapping[int, PullRequest], recent_from: datetime,
+                     is_revert: bool) -> tuple[int, datetime] | None:
+    """The PR a bugfix follows up (the ``follow-up-fix`` rule): the smallest number ``pr`` cites
+    whose PR (in ``context``) was merged from ``recent_from`` (its week's start minus
+    :data:`FOLLOW_UP_DAYS`) up to before ``pr``; None for a non-bugfix or a revert.
+
+    Returns:
+        ``(number, merged_at UTC)`` of that PR. The same rule gives the cited PR its ``fixed_by``.
+    """
+    if "bugfix" not in labels or is_revert:
+        return None
+    for num in sorted(cited_numbers(pr)):
+        other = context.get(num)
+        if other is not None and recent_from <= other.merged_at < pr.merged_at:
+            return (num, other.merged_at)
+    return None
 
 
 FOLLOW_UP_DAYS = 7

@@ -644,12 +644,13 @@ def pr_card(p: AnalyzedPR, d: Digest, *, limits: CardLimits = DEFAULT_LIMITS, re
     risk_lines: tuple[Line, ...] = reasons or ((Text(text=tr(lang, "card.pr.no_risk")),),)
     base = p.url.rsplit("/", 1)[0] if "/pull/" in p.url else ""
     links: list[tuple[str, int]] = []
+    reverts = reverts if reverts is not None else p.reverts
     if reverts is not None:
         links.append(("card.pr.reverts", reverts))
     by = reverted_by if reverted_by is not None else p.reverted_by
     if by is not None:
         links.append(("card.pr.reverted_by", by))
-    links += [("card.pr.fixed_by", n) for n in fixed_by]
+    links += [("card.pr.fixed_by", n) for n in (fixed_by or p.fixed_by)]
     risk_lines += tuple(_pr_link_line(lang, key, n, f"{base}/{n}" if base else "") for key, n in links)
     blocks.append(Section(role="pr_risks", heading=tr(lang, "card.pr.risks"), lines=risk_lines))
     url = safe_url(p.url)

@@ -10,7 +10,8 @@ import re
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta
+from zoneinfo import ZoneInfo
 
 from chatbot.analysis import PRAnalysis, analyze_prs
 from chatbot.reverts import RevertGraph
@@ -34,6 +35,21 @@ from chatbot.models import (
 from chatbot.risks import RISKS, RiskRegistry
 from chatbot.rules import OTHER_MODULE, Rules
 from chatbot.weeks import IsoWeek, load_zone
+
+
+CONTEXT_DAYS = 7
+"""Days before a week whose PRs a digest reads as context (the PRs its reverts and follow-up fixes cite)."""
+LATER_DAYS = 56
+"""Days after a week whose PRs a digest reads from the store, so that a PR of the week reverted or
+fixed later shows ``reverted_by``/``fixed_by`` (facts across weeks; fixes come within the next
+week by the follow-up rule, reverts within these eight weeks)."""
+
+
+def input_window(week: IsoWeek, zone: ZoneInfo) -> tuple[datetime, datetime]:
+    """The UTC half-open window of PRs a digest of ``week`` (in ``zone``) reads from a store:
+    :data:`CONTEXT_DAYS` before the week to :data:`LATER_DAYS` after it."""
+    start, end = week.utc_window(zone)
+    return start - timedelta(days=CONTEXT_DAYS), end + timedelta(days=LATER_DAYS)
 
 
 def dedupe(prs: Iterable[PullRequest]) -> dict[int, PullRequest]:
@@ -87,8 +103,11 @@ def pr_link(url: str, repo: str, number: int, hosts: Iterable[str] = GITHUB_HOST
     return ""
 
 
-def _analyzed(a: PRAnalysis, reverted_by: int | None, lang: str, rules: Rules, repo: str) -> AnalyzedPR:
+def _analyzed(a: PRAnalysis, graph: RevertGraph, lang: str, rules: Rules, repo: str) -> AnalyzedPR:
     pr = a.pr
+    reverted_by = graph.reverted_by.get(pr.number)
+    is_revert = pr.number in graph.target
+    reverts = graph.target.get(pr.number)
     gist = extract_gist(pr.title, pr.body)
     return AnalyzedPR(
         number=pr.number,
@@ -111,6 +130,9 @@ def _analyzed(a: PRAnalysis, reverted_by: int | None, lang: str, rules: Rules, r
         results=gist.results,
         facts=_facts(a, lang, rules),
         findings=review_findings(pr, rules.review_findings),
+        fixed_by=a.fixed_by,
+        is_revert=is_revert,
+        reverts=reverts,
     )
 
 
@@ -306,7 +328,7 @@ def digest_from(wa: WeekAnalysis, lang: str, *, skipped_records: int = 0,
     repo, week, tz, rules, start, end = wa.repo, wa.week, wa.tz, wa.rules, wa.start, wa.end
     analyses, graph, risks, week_prs = list(wa.analyses), wa.graph, wa.risks, list(wa.week_prs)
     by_a = {a.pr.number: a for a in analyses}
-    analyzed = [_analyzed(a, graph.reverted_by.get(a.pr.number), lang, rules, repo) for a in analyses]
+    analyzed = [_analyzed(a, graph, lang, rules, repo) for a in analyses]
     by_num = {p.number: p for p in analyzed}
 
     eligible = sorted(

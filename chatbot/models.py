@@ -211,6 +211,7 @@ class AnalyzedPR(Frozen):
     risk_tags: tuple[str, ...]
     risk_reasons: dict[str, str]
     reverted_by: int | None
+    """The revert that reverted this PR: in its week, or a later week when the input holds it."""
     additions: int
     deletions: int
     changed_files: int
@@ -225,6 +226,13 @@ class AnalyzedPR(Frozen):
     """The PR's facts line in ``lang``: modules · files · lines · risk tags."""
     findings: tuple[ReviewFinding, ...] = ()
     """Review-bot findings at a reported severity (:mod:`chatbot.review_findings`)."""
+    fixed_by: tuple[int, ...] = ()
+    """Bugfixes whose follow-up-fix target is this PR (the ``follow-up-fix`` rule: a bugfix citing
+    it, merged from its own week's start minus 7 days), in its week or a later one the input holds."""
+    is_revert: bool = False
+    """This PR is a revert (a fact kept for docs-only reverts too, which get no revert advice)."""
+    reverts: int | None = None
+    """The PR this revert reverts, when known (by number or quoted title)."""
 
 
 class RiskItem(Frozen):

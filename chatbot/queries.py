@@ -27,6 +27,7 @@ from pydantic import Field, TypeAdapter
 
 from chatbot.actions import ActionValue, decorate, query_of
 from chatbot.cards import DEFAULT_LIMITS, Action, Card, CardLimits, message_card
+from chatbot.digest import LATER_DAYS
 from chatbot.digest_service import DigestService, DigestStep
 from chatbot.i18n import tr
 from chatbot.intent import AnswerContext, DigestProvider, Intent, ParseInput, QueryBase, WeekRef
@@ -241,7 +242,8 @@ class WindowDigests:
         clock: ``now()`` -> aware datetime.
         tz: IANA zone of the week windows.
         ttl: seconds a digest is reused.
-        context_days: days before the window read too (context for reverts and follow-ups).
+        context_days: days before the window read too (context for reverts and follow-ups); the
+            :data:`chatbot.digest.LATER_DAYS` after it are read too (later reverts and fixes).
         step: the optional step between analysis and rendering (see :data:`DigestStep`).
     """
 
@@ -254,7 +256,7 @@ class WindowDigests:
 
         def prs(_repo: str, week: IsoWeek) -> Sequence[PullRequest]:
             start, end = week.utc_window(load_zone(tz))
-            return fetch(start - timedelta(days=context_days), end)
+            return fetch(start - timedelta(days=context_days), end + timedelta(days=LATER_DAYS))
 
         self.service = DigestService(prs, rules_for=lambda _repo: rules, tz_for=lambda _repo: tz,
                                      clock=_CallClock(clock), ttl=ttl, step=step, cache_size=64)

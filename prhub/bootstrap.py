@@ -16,7 +16,7 @@ from pathlib import Path
 
 from adapters.export.ghjson import ParsedExport, load_exports
 from prhub.clock import SYSTEM_CLOCK
-from chatbot.digest import repo_from_urls
+from chatbot.digest import input_window, repo_from_urls
 from chatbot.models import PullRequest
 from chatbot.weeks import IsoWeek, load_zone
 from chatbot.errors import InputError, SourceError
@@ -126,7 +126,8 @@ def open_store(db: str | None) -> SqlStore:
 
 def read_store(repo: str | None, week: IsoWeek | None, tz: str, *, db: str | None) -> tuple[IsoWeek, ParsedExport]:
     """PRs of ``repo`` for the digest of ``week`` from the store: the week's window in ``tz`` plus
-    the :data:`CONTEXT_DAYS` before it (UTC instants). Without ``week``, the newest stored week.
+    the :data:`CONTEXT_DAYS` before it and the ``LATER_DAYS`` after it (UTC instants,
+    :func:`chatbot.digest.input_window`). Without ``week``, the newest stored week.
 
     Returns:
         The week and the PRs (``skipped`` is 0).
@@ -147,7 +148,7 @@ def read_store(repo: str | None, week: IsoWeek | None, tz: str, *, db: str | Non
                 raise InputError(f"the PR store {store.url} holds no PRs of {repo}: run prhub import FILE... first")
             week = IsoWeek.containing(newest, zone)
         start, end = week.utc_window(zone)
-        prs = store.merged_between(repo, start - timedelta(days=CONTEXT_DAYS), end)
+        prs = store.merged_between(repo, *input_window(week, zone))  # with later weeks: reverted_by, fixed_by
         if not any(start <= p.merged_at < end for p in prs) and store.week_fetch(repo, str(week), tz) is None:
             raise InputError(f"the PR store {store.url} has no PRs of {repo} merged in {week}: "
                              "import that week first (prhub import FILE...)")

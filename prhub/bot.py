@@ -19,6 +19,7 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from chatbot.digest import input_window
 from chatbot.digest_service import DigestService
 from prhub.llm import llm_settings, write_with_model
 from chatbot.errors import InputError
@@ -99,8 +100,7 @@ def digest_builder(loaded: LoadedConfig, store: SqlStore | None, clock: Clock = 
             if store is None:
                 raise InputError("source: github needs the PR store (PRHUB_DATABASE_URL)")
             bootstrap.fetch_week(bootstrap.github_source(), store, cfg.repo, week, cfg.week_tz)
-            start, end = week.utc_window(load_zone(cfg.week_tz))
-            prs = store.merged_between(cfg.repo, start - timedelta(days=bootstrap.CONTEXT_DAYS), end)
+            prs = store.merged_between(cfg.repo, *input_window(week, load_zone(cfg.week_tz)))
         prs_cache.clear()  # keep one week: a long-running server must not grow
         prs_cache[key] = prs
         return prs

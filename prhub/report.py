@@ -16,7 +16,7 @@ from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any, Protocol
 
-from chatbot.digest import build_digest
+from chatbot.digest import build_digest, input_window
 from chatbot.digest_service import DigestService
 from chatbot.errors import InputError
 from chatbot.i18n import tr
@@ -120,8 +120,7 @@ def lookup_service(lookup: PrLookup, rules: Rules, tz: str) -> DigestService:
     """A :class:`DigestService` over ``lookup``: each week with :data:`CONTEXT_DAYS` days of context."""
 
     def prs(repo: str, week: IsoWeek) -> list[PullRequest]:
-        start, end = week.utc_window(load_zone(tz))
-        return lookup.merged_between(repo, start - timedelta(days=CONTEXT_DAYS), end)
+        return lookup.merged_between(repo, *input_window(week, load_zone(tz)))
 
     return DigestService(prs, rules_for=lambda _repo: rules, tz_for=lambda _repo: tz)
 

@@ -101,7 +101,7 @@ def answer(q: RiskTagQuery, ctx: AnswerContext) -> Card:
         if len(found) != 1:
             return ctx.unknown_module_card(header, q.asked)
         author = found[0]
-    prs = [p for p in d.prs if (p.risk_tags if q.tag is None else q.tag in p.risk_tags)
+    prs = [p for p in d.prs if (p.risk_tags if q.tag is None else q.tag in p.risk_tags or (q.tag == "revert" and p.is_revert))
            and (not q.modules or any(m in p.modules for m in q.modules))
            and (q.topic is None or ctx.modules.topic_in(q.topic, p.title))
            and (author is None or p.author == author)]
@@ -116,6 +116,8 @@ def answer(q: RiskTagQuery, ctx: AnswerContext) -> Card:
     tags = (q.tag,) if q.tag else None
 
     def detail(p: AnalyzedPR) -> str:
+        if tags == ("revert",) and "revert" not in p.risk_tags:  # a docs-only revert: the fact, no advice
+            return tr(lang, "card.pr.reverts", number=p.reverts) if p.reverts is not None else tr(lang, "risk.revert")
         return tr(lang, "sep").join(p.risk_reasons.get(t, "") or tr(lang, f"risk.{t}") for t in (tags or p.risk_tags))
 
     return filtered_card(d, prs, header=tr(lang, "card.filter.header", what=what, repo=d.repo, week=w.week),

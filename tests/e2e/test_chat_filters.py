@@ -34,8 +34,8 @@ def digest_counts(weeks, week):
 
 @pytest.mark.parametrize("query, header, line", [
     # W19's only revert, #41618, touches mkdocs.yaml alone and W20's #42145 is a docs page: docs-only PRs
-    # carry no revert or security tag (issue 11), so these are 0 and 1.
-    ("what got reverted last week", "revert · vllm-project/vllm 2026-W19", "No PRs with revert in 2026-W19."),
+    # carry no revert or security tag (issue 11), but the revert is a fact: listed, without advice.
+    ("what got reverted last week", "revert · vllm-project/vllm 2026-W19", "1 of 199 PRs."),
     ("本周安全相关的 PR", "安全相关 · vllm-project/vllm 2026-W20", "共 217 个 PR 中有 1 个。"),
     ("哪些 PR 删了测试", "删除测试 · vllm-project/vllm 2026-W20", "共 217 个 PR 中有 12 个。"),
     ("large changes", "large change · vllm-project/vllm 2026-W20", "16 of 217 PRs."),
@@ -97,7 +97,7 @@ def test_ask_format_json_names_the_intent_week_and_cited_prs(weeks):
     assert (out["intent"], out["repo"], out["week"]) == ("risk_tag", "vllm-project/vllm", "2026-W20")
     assert sorted(out["prs"]) == sorted(secure) and out["card"]["header"].startswith("安全相关")
     last = json.loads(run("what got reverted last week", weeks, fmt="json"))
-    assert (last["intent"], last["week"], len(last["prs"])) == ("risk_tag", "2026-W19", 0)
+    assert (last["intent"], last["week"], last["prs"]) == ("risk_tag", "2026-W19", [41618])
     pr = json.loads(run("PR #42202", weeks, fmt="json"))
     assert pr["intent"] == "pr_lookup" and pr["prs"][0] == 42202
     nothing = json.loads(run("blah blah", weeks, fmt="json"))

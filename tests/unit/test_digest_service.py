@@ -94,7 +94,8 @@ def test_chat_window_digests_read_the_store_once_for_both_languages(prs, vllm_ru
     seen = []
     w = WindowDigests(fetch, repo=REPO, rules=vllm_rules, clock=clock.now, step=lambda d: seen.append(d.lang) or d)
     en, zh = w.digest(W20, "en"), w.digest(W20, "zh")
-    assert reads == [(datetime(2026, 5, 4, tzinfo=timezone.utc), datetime(2026, 5, 18, tzinfo=timezone.utc))]
+    # the 7 days before the week (context) to the 56 days after it (later reverts and fixes)
+    assert reads == [(datetime(2026, 5, 4, tzinfo=timezone.utc), datetime(2026, 7, 13, tzinfo=timezone.utc))]
     assert (en.total_prs, zh.total_prs, seen) == (217, 217, ["en", "zh"])
     assert en.generated_at == clock.t
 
