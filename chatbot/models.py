@@ -147,7 +147,7 @@ class PullRequest(Frozen):
 
     ``merged_at`` is an aware UTC datetime. ``changed_files`` is the count GitHub reports, which can
     exceed ``len(files)`` when the file list was truncated (GitHub lists at most 3,000 files).
-    ``reviews``/``review_threads``/``commits_after_review`` are only filled by the live GitHub source.
+    ``reviews``/``review_threads``/``last_commit_at`` are only filled by the live GitHub source.
     """
 
     number: int = Field(gt=0, le=2_147_483_647, strict=True)
@@ -170,6 +170,8 @@ class PullRequest(Frozen):
     closing_issues: tuple[int, ...] = ()
     added_asserts: tuple[str, ...] = ()
     """Paths of non-test source files whose patch adds an ``assert`` line (GitHub source only)."""
+    last_commit_at: UtcDatetime | None = None
+    """``committedDate`` of the PR's last commit (GitHub source only; as of fetch time)."""
 
     @field_validator("comments", mode="before")
     @classmethod

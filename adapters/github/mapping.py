@@ -116,6 +116,18 @@ class GqlCommit(_External):
     message: str | None = None
 
 
+class GqlLastCommit(_External):
+    """A ``PullRequestCommit`` node: its ``commit`` with the ``committedDate``."""
+
+    commit: dict[str, Any] | None = None
+
+    @property
+    def committed_at(self) -> datetime | None:
+        """The commit's ``committedDate`` (aware UTC), None when absent."""
+        value = _instant((self.commit or {}).get("committedDate"))
+        return value if isinstance(value, datetime) else None
+
+
 class GqlPullRequest(_External):
     """A ``PullRequest`` node as the search query selects it (external payload: unknown keys ignored)."""
 
@@ -135,6 +147,7 @@ class GqlPullRequest(_External):
     reviews: _Nodes | None = None
     reviewThreads: _Nodes | None = None
     closingIssuesReferences: _Nodes | None = None
+    commits: _Nodes | None = None
 
     _t = field_validator("mergedAt", mode="before")(_instant)
 
@@ -258,4 +271,6 @@ def to_pull_request(node: Mapping[str, Any], *, patch_files: Iterable[Mapping[st
         closing_issues=tuple(GqlIssueRef.model_validate(n).number
                              for n in (pr.closingIssuesReferences.nodes if pr.closingIssuesReferences else ()) if n),
         added_asserts=added_asserts(patch_files) if patch_files is not None else (),
+        last_commit_at=next((c.committed_at for c in (GqlLastCommit.model_validate(n) for n in
+                                                       (pr.commits.nodes if pr.commits else ()) if n)), None),
     )

@@ -52,6 +52,7 @@ PULL_FIELDS = " ".join(
         "number title body url mergedAt additions deletions changedFiles",
         "author { __typename login ... on User { name } }",
         "mergeCommit { oid message }",
+        "commits(last: 1) { nodes { commit { committedDate } } }",
         f"comments(first: {PR_COMMENTS}) {{ nodes {{ body createdAt {ACTOR} }} }}",
         *(_connection(c, c.first) for c in CONNECTIONS),
     ]

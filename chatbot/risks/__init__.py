@@ -11,6 +11,7 @@ from chatbot.i18n import add_texts
 from chatbot.risks import (
     assert_runtime_check,
     bot_review_flag,
+    changes_requested,
     core_path_change,
     dependency_change,
     follow_up_fix,
@@ -58,6 +59,7 @@ RISKS = RiskRegistry(
     revert.RULE,
     security_sensitive.RULE,
     review_open.RULE,
+    changes_requested.RULE,
     bot_review_flag.RULE,
     assert_runtime_check.RULE,
     no_human_approval.RULE,

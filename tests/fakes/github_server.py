@@ -85,7 +85,7 @@ def builtin_records() -> list[dict[str, Any]]:
     issue, comments), #2005 (60 review threads), #2006 (145 files, file 141 under ``csrc/attention``),
     #2007 (a bot author with co-authors), #2008 (merged at the window end: next week), #2009 (merged
     at the window start). Fake-only keys: ``state``, ``reviews``, ``threads``, ``commentCount``,
-    ``closingIssues``, ``patches`` ({path: patch}).
+    ``closingIssues``, ``patches`` ({path: patch}), ``commits`` (``committedDate`` strings, oldest first).
     """
     start = datetime(2026, 5, 11, tzinfo=timezone.utc)
     out: list[dict[str, Any]] = []
@@ -122,6 +122,7 @@ def builtin_records() -> list[dict[str, Any]]:
              "submittedAt": "2026-05-13T01:00:00Z"},
             {"state": "CHANGES_REQUESTED", "author": "alice", "body": "please fix", "submittedAt": "2026-05-13T02:00:00Z"},
         ],
+        commits=["2026-05-12T20:00:00Z", "2026-05-13T01:30:00Z"],  # none after alice's request
         threads=[
             {"path": "vllm/core/scheduler.py", "isResolved": False, "isOutdated": False,
              "comments": [{"author": "alice", "body": "Is this safe under preemption?", "createdAt": "2026-05-13T02:00:00Z"}]},
@@ -237,6 +238,8 @@ def _connection(items: list[Any], cap: int | None = None) -> Callable[..., dict[
                 raise ValueError(f"Requesting {value} records on the `{name}` connection exceeds the `{arg}` limit of 100 records.")
         visible = items[:cap] if cap is not None else items
         start = _offset(after)
+        if last is not None and first is None and after is None:  # the last items (GitHub's `last`)
+            start = max(len(visible) - last, 0)
         n = first if first is not None else (last or 100)
         page = visible[start:start + n]
         has_next = start + len(page) < len(visible)
@@ -289,7 +292,17 @@ def pr_node(rec: dict[str, Any]) -> dict[str, Any]:
                                        "author": _actor(c.get("author"))} for c in t.get("comments") or []])}
             for t in rec.get("threads") or []]),
         "closingIssuesReferences": _connection([{"number": n} for n in rec.get("closingIssues") or []]),
+        # commits: ``committedDate`` strings, oldest first (default: one commit an hour before the merge)
+        "commits": _connection([{"commit": {"committedDate": c}} for c in rec.get("commits") or _default_commits(rec)]),
     }
+
+
+def _default_commits(rec: dict[str, Any]) -> list[str]:
+    merged = rec.get("mergedAt")
+    if not merged:
+        return []
+    at = datetime.fromisoformat(str(merged).replace("Z", "+00:00")) - timedelta(hours=1)
+    return [at.strftime("%Y-%m-%dT%H:%M:%SZ")]
 
 
 # ---------------------------------------------------------------------------------------------- server

@@ -279,3 +279,29 @@ def test_br16c_listing_costs_pages_not_prs(fake, make_source):
     # pages), #2006 (145 files: 1) and #2005 (60 threads: batched with #2006's files)
     assert result.requests == math.ceil(n / 50) + 29
     assert all(method == "POST" for method, _, _ in fake.log)
+
+
+def test_changes_requested_without_a_later_commit_is_its_own_tag(fake, make_source, monkeypatch):
+    """#2004: alice requested changes at 05-13 02:00, the last commit is from 01:30: tagged. The
+    same PR with a commit after the request is not; an approval after the request replaces it."""
+    def pr2004():
+        result = make_source().merged_between(EXAMPLE_REPO, *W20)
+        prs = list(result.prs)
+        d = build_digest(prs, repo=EXAMPLE_REPO, week=IsoWeek(2026, 20), rules=shipped_rules("vllm"))
+        return next(p for p in prs if p.number == 2004), next(p for p in d.prs if p.number == 2004)
+
+    pr, analyzed = pr2004()
+    assert pr.last_commit_at == datetime(2026, 5, 13, 1, 30, tzinfo=UTC)  # commits(last: 1): the newest
+    assert "changes-requested" in analyzed.risk_tags
+    assert analyzed.risk_reasons["changes-requested"] == (
+        "alice requested changes on 05-13 (1 reviewer in all); no commit after it before the merge")
+    assert all("changes-requested" not in p.risk_tags for p in build_digest(
+        make_source().merged_between(EXAMPLE_REPO, *W20).prs, repo=EXAMPLE_REPO, week=IsoWeek(2026, 20),
+        rules=shipped_rules("vllm")).prs if p.number != 2004)  # the default commit is an hour before each merge
+    rec = fake._by_number[EXAMPLE_REPO][2004]
+    monkeypatch.setitem(rec, "commits", ["2026-05-13T01:30:00Z", "2026-05-13T02:00:01Z"])  # a commit after it
+    assert "changes-requested" not in pr2004()[1].risk_tags
+    monkeypatch.setitem(rec, "commits", ["2026-05-13T01:30:00Z"])
+    monkeypatch.setitem(rec, "reviews", [*rec["reviews"], {"state": "APPROVED", "author": "alice", "body": "",
+                                                           "submittedAt": "2026-05-13T03:00:00Z"}])
+    assert "changes-requested" not in pr2004()[1].risk_tags
