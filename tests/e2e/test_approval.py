@@ -191,3 +191,51 @@ def test_deadline_forms(spec, fire, want):
     tz = "Asia/Shanghai" if spec == "tuesday 08:30" else "UTC"
     got = deadline_after(spec, datetime.fromisoformat(fire), tz)
     assert (got.isoformat() if got else None) == want
+
+
+def test_a_feishu_admin_approves_through_the_card_callback(tmp_path, store, monkeypatch):
+    """The preview goes to a Feishu admin (open_id DM, card JSON 2.0 callback buttons); the press
+    comes back as card.action.trigger on /feishu/card (signed, encrypted): a toast, then the post."""
+    from tests.fakes.feishu_server import FakeFeishu, event_request
+    from tests.fakes.inbound import FEISHU_KEY, FEISHU_TOKEN
+
+    monkeypatch.delenv("PRHUB_CONFIG", raising=False)
+    monkeypatch.delenv("PRHUB_PUBLIC_URL", raising=False)
+    edir = example_week_dir(tmp_path, ["2026-W20"])
+    text = config(str(edir)).replace("[{slack: C_EX}, {slack: C_ALL, lang: zh}]", "[{feishu: oc_ex, lang: zh}]")
+    text = text.replace("admins: {slack: [T_TEST:U_ADMIN]}", "admins: {feishu: [tenant_T:ou_ADMIN]}")
+    loaded = LoadedConfig(config=parse_config(text, "a.yaml"), base_dir=tmp_path)
+    clock = MovableClock(FIRE)
+    with FakeFeishu(app_id="cli_app_test", clock=lambda: clock.now().timestamp()) as feishu:
+        settings = load_settings(feishu_app_id=feishu.app_id, feishu_app_secret=feishu.app_secret,
+                                 feishu_verification_token=FEISHU_TOKEN, feishu_encrypt_key=FEISHU_KEY,
+                                 feishu_api_url=feishu.url, prhub_default_repo=REPO,
+                                 prhub_feishu_admins="tenant_T:ou_ADMIN")
+        bot = create_bot(loaded, store, create_deliveries(settings), clock=clock, sleep=lambda s: None,
+                         metrics=Metrics(), chart=None)
+        app = create_app(settings, store, clock=clock, handlers=bot.job.approvals.handlers())
+        server = Server(app)
+        try:
+            assert bot.job.run(REPO, fire_time=FIRE).status == "awaiting_approval"
+            previews = [m for m in feishu.messages if m.get("target") == "ou_ADMIN"]
+            assert previews and not [m for m in feishu.messages if m.get("target") == "oc_ex"]
+            els = [e for e in previews[0]["card"]["body"]["elements"] if e.get("tag") == "button"]
+            approve = {e["text"]["content"]: e["behaviors"][0]["value"] for e in els}["批准"]
+            assert approve["action"] == "approve"
+            payload = {"schema": "2.0",
+                       "header": {"event_id": "ev_ap1", "token": FEISHU_TOKEN, "event_type": "card.action.trigger",
+                                  "tenant_key": "tenant_T", "app_id": "cli_app_test", "create_time": "1"},
+                       "event": {"operator": {"open_id": "ou_ADMIN", "tenant_key": "tenant_T"},
+                                 "action": {"tag": "button", "value": approve},
+                                 "context": {"open_message_id": "om_PREVIEW", "open_chat_id": "oc_dm"}}}
+            body, headers = event_request(payload, encrypt_key=FEISHU_KEY)
+            r = post(server.url + "/feishu/card", body, headers)
+            assert r.status == 200 and r.json()["toast"]["type"] == "info"
+        finally:
+            server.stop()
+            for pool in app.reply_executors.values():
+                pool.shutdown(wait=True)
+        assert len([m for m in feishu.messages if m.get("target") == "oc_ex"]) >= 1
+        (answer,) = feishu.replies_to("om_PREVIEW")
+        assert "已批准：example-org/example-repo 2026-W20 已发布到 1 个目的地。" in json.dumps(answer["card"], ensure_ascii=False)
+    assert store.approval(REPO, "2026-W20").decided_by == "feishu:tenant_T:ou_ADMIN"
