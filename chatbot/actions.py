@@ -38,7 +38,7 @@ from chatbot.intents.risks import RisksQuery
 from chatbot.intents.subscriptions import SubscribeQuery, UnsubscribeQuery
 from chatbot.intents.summary import SummaryQuery
 from chatbot.intents.top_prs import TopPRsQuery
-from chatbot.models import Digest
+from chatbot.models import DigestText
 from chatbot.module_names import ModuleIndex
 from chatbot.weeks import IsoWeek
 
@@ -162,7 +162,7 @@ def with_buttons(card: Card, buttons: Sequence[Button]) -> Card:
     return card.model_copy(update={"blocks": (*blocks, row)})
 
 
-def digest_buttons(card: Card, digest: Digest) -> Card:
+def digest_buttons(card: Card, digest: DigestText) -> Card:
     """Part 1 of the weekly post with More risks and ◀ Previous week (before Full report)."""
     week = IsoWeek.parse(digest.week)
     lang = digest.lang

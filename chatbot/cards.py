@@ -1,4 +1,4 @@
-"""A platform-free chat card and the builders that fill it from a :class:`~chatbot.models.Digest`.
+"""A platform-free chat card and the builders that fill it from a :class:`~chatbot.models.DigestText`.
 
 A :class:`Card` is what the bot says in one chat message: a header, then an ordered tuple of
 blocks (sections of text lines, fields, PR lists, context lines, a divider, buttons). Converters in
@@ -28,7 +28,7 @@ from chatbot.render.escape import safe_url
 from chatbot.history import Trends, signed
 from chatbot.takeaways import headline, takeaways
 from chatbot.i18n import lines_text, tr
-from chatbot.models import AnalyzedPR, Digest
+from chatbot.models import AnalyzedPR, DigestText
 
 ELLIPSIS = "…"
 
@@ -325,12 +325,12 @@ def _more(lang: str, n: int, report_url: str | None) -> str:
     return tr(lang, "card.more_in_report" if report_url else "card.more", n=n) if n else ""
 
 
-def week_range(d: Digest) -> tuple[str, str]:
+def week_range(d: DigestText) -> tuple[str, str]:
     """First and last day (inclusive) of the digest window, ``YYYY-MM-DD``."""
     return f"{d.start:%Y-%m-%d}", f"{(d.end - timedelta(days=1)):%Y-%m-%d}"
 
 
-def window_context(d: Digest) -> Context:
+def window_context(d: DigestText) -> Context:
     """A context line: the window, the zone and the number of merged PRs."""
     start, end = week_range(d)
     return Context(runs=(Text(text=tr(d.lang, "card.window", start=start, end=end, tz=d.tz, total=d.total_prs)),))
@@ -354,7 +354,7 @@ def _with_button(blocks: list[Block], lang: str, report_url: str | None) -> list
 # --------------------------------------------------------------------------------------------
 
 
-def _summary_blocks(d: Digest, limits: CardLimits) -> list[Block]:
+def _summary_blocks(d: DigestText, limits: CardLimits) -> list[Block]:
     lang = d.lang
     by_num = {p.number: p for p in d.prs}
     risky = sum(1 for p in d.prs if p.risk_tags)
@@ -402,7 +402,7 @@ def _summary_blocks(d: Digest, limits: CardLimits) -> list[Block]:
     return blocks
 
 
-def _risk_kinds_section(d: Digest, limits: CardLimits) -> Section:
+def _risk_kinds_section(d: DigestText, limits: CardLimits) -> Section:
     """One line per risk kind (items of a kind merged: its PRs counted once, the first detail shown)."""
     lang = d.lang
     kinds: dict[str, tuple[set[int], str]] = {}
@@ -422,7 +422,7 @@ def _reasons_text(p: AnalyzedPR, lang: str) -> str:
     return _join(lang, (f"{tr(lang, f'risk.{t}')}{tr(lang, 'colon')}{p.risk_reasons.get(t, '')}" for t in p.risk_tags))
 
 
-def top_risks_list(d: Digest, risky: Sequence[AnalyzedPR], report_url: str | None, limits: CardLimits) -> PRList:
+def top_risks_list(d: DigestText, risky: Sequence[AnalyzedPR], report_url: str | None, limits: CardLimits) -> PRList:
     """The first ``limits.top_risks`` of ``risky`` (rank order) with their reasons, then "8 of 102
     shown" (linked to the full report, which lists them all). Role ``risks``."""
     lang = d.lang
@@ -436,7 +436,7 @@ def top_risks_list(d: Digest, risky: Sequence[AnalyzedPR], report_url: str | Non
                   more_url=url if more else "")
 
 
-def digest_cards(digest: Digest, *, report_url: str | None = None, limits: CardLimits = DEFAULT_LIMITS) -> list[Card]:
+def digest_cards(digest: DigestText, *, report_url: str | None = None, limits: CardLimits = DEFAULT_LIMITS) -> list[Card]:
     """The weekly digest as ordered chat cards (part 1 first; parts 2..n go in its thread).
 
     Part 1 holds the takeaways and the summary: window, counts, risk headline and highlights.
@@ -583,7 +583,7 @@ def _risk_reason_lines(p: AnalyzedPR, lang: str, limits: CardLimits) -> tuple[Li
     )
 
 
-def risks_card(d: Digest, *, report_url: str | None = None, limits: CardLimits = DEFAULT_LIMITS,
+def risks_card(d: DigestText, *, report_url: str | None = None, limits: CardLimits = DEFAULT_LIMITS,
                notice: Sequence[str] = ()) -> Card:
     """The risks of a week: risk observations per kind, then the top risky PRs (rank order) with reasons.
 
@@ -617,7 +617,7 @@ def _pr_link_line(lang: str, key: str, number: int, url: str) -> Line:
     return tuple(runs)
 
 
-def pr_card(p: AnalyzedPR, d: Digest, *, limits: CardLimits = DEFAULT_LIMITS, reverts: int | None = None,
+def pr_card(p: AnalyzedPR, d: DigestText, *, limits: CardLimits = DEFAULT_LIMITS, reverts: int | None = None,
             reverted_by: int | None = None, fixed_by: Sequence[int] = ()) -> Card:
     """One PR: title (linked), author, labels, modules, importance, merge time, size, risk reasons,
     and its links to other PRs: the PR it ``reverts``, the revert that reverted it (``reverted_by``,
@@ -659,7 +659,7 @@ def pr_card(p: AnalyzedPR, d: Digest, *, limits: CardLimits = DEFAULT_LIMITS, re
     return Card(header=header, lang=lang, blocks=tuple(blocks), fallback=f"{header}: {clip(p.title, limits.title_chars)}")
 
 
-def module_card(d: Digest, module: str, name: str, *, report_url: str | None = None,
+def module_card(d: DigestText, module: str, name: str, *, report_url: str | None = None,
                 limits: CardLimits = DEFAULT_LIMITS, notice: Sequence[str] = ()) -> Card:
     """One module in one week: its PRs by importance, its churn, and its PRs carrying risk tags."""
     lang = d.lang
@@ -697,7 +697,7 @@ def module_card(d: Digest, module: str, name: str, *, report_url: str | None = N
                 fallback=f"{header}: {len(prs)} PRs, {churn}")
 
 
-def top_prs_card(d: Digest, *, report_url: str | None = None, limits: CardLimits = DEFAULT_LIMITS,
+def top_prs_card(d: DigestText, *, report_url: str | None = None, limits: CardLimits = DEFAULT_LIMITS,
                  notice: Sequence[str] = ()) -> Card:
     """The week's key PRs (importance order) with importance and gist."""
     lang = d.lang
@@ -713,7 +713,7 @@ def top_prs_card(d: Digest, *, report_url: str | None = None, limits: CardLimits
     return Card(header=header, lang=lang, blocks=tuple(_with_button(blocks, lang, report_url)), fallback=header)
 
 
-def contributors_card(d: Digest, *, limits: CardLimits = DEFAULT_LIMITS, notice: Sequence[str] = ()) -> Card:
+def contributors_card(d: DigestText, *, limits: CardLimits = DEFAULT_LIMITS, notice: Sequence[str] = ()) -> Card:
     """The most active authors of the week (bots excluded) and their PR counts."""
     lang = d.lang
     header = tr(lang, "card.contrib.header", repo=d.repo, week=d.week)
@@ -753,7 +753,7 @@ def trends_card(trends: Trends, lang: str) -> Card:
     return Card(header=header, lang=lang, blocks=(Section(role="trends", lines=tuple(lines)),), fallback=fallback)
 
 
-def filtered_card(d: Digest, prs: Sequence[AnalyzedPR], *, header: str, count_line: str, empty_line: str,
+def filtered_card(d: DigestText, prs: Sequence[AnalyzedPR], *, header: str, count_line: str, empty_line: str,
                   detail: Callable[[AnalyzedPR], str], report_url: str | None = None,
                   limits: CardLimits = DEFAULT_LIMITS, notice: Sequence[str] = (),
                   key: Callable[[AnalyzedPR], tuple[float, ...]] = _rank, heading_key: str = "card.h.matching") -> Card:

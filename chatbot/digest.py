@@ -1,15 +1,20 @@
-"""``build_digest``: from merged PRs to the weekly :class:`~chatbot.models.Digest`. Pure.
+"""From merged PRs to the weekly digest, and from the digest to its text in one language. Pure.
 
-The same PRs, rules, week, zone and language give the same Digest, field for field; nothing
-here reads a clock (``generated_at`` is passed in by the scheduler or the CLI).
+:func:`build_digest` gives the language-neutral :class:`Digest` of a repository-week (the analysis
+with its risk findings as data, plus what the optional step wrote per language); services pass
+that around, one per repository-week. :func:`write` makes the :class:`~chatbot.models.DigestText`
+of one language from it at output time (text from ``chatbot/catalogs/<lang>.yaml``, module names
+from the rules). The same PRs, rules, week and zone give the same Digest, and the same Digest and
+language the same text, field for field; nothing here reads a clock (``generated_at`` is passed
+in by the scheduler or the CLI).
 """
 
 from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from zoneinfo import ZoneInfo
 
@@ -24,9 +29,10 @@ from chatbot.i18n import LANGS, lines_text, tr
 from chatbot.models import (
     AnalyzedPR,
     ContributorCount,
-    Digest,
+    DigestText,
     ModuleStat,
     PathCount,
+    Prose,
     PullRequest,
     Recommendation,
     RiskItem,
@@ -287,6 +293,43 @@ def analyze_week(prs: Iterable[PullRequest], *, repo: str, week: IsoWeek, rules:
                         analyses=tuple(analyses), graph=graph, risks=risks)
 
 
+@dataclass(frozen=True)
+class Digest:
+    """The digest of one repository-week, without language: what services pass around (the weekly
+    job, chat answers, report pages, the CLI), one per repository-week whatever the languages posted.
+
+    ``analysis``: the language-neutral :class:`WeekAnalysis` (risk findings are catalog keys with
+    neutral arguments); ``generated_at``: aware UTC or None; ``skipped_records``: invalid input
+    records skipped; ``prose``: what the optional :data:`chatbot.digest_service.DigestStep` wrote,
+    by language (empty without one). :func:`write` turns it into text in one language.
+    """
+
+    analysis: WeekAnalysis
+    generated_at: datetime | None = None
+    skipped_records: int = 0
+    prose: Mapping[str, Prose] = field(default_factory=dict)
+
+    @property
+    def repo(self) -> str:
+        """``owner/name``."""
+        return self.analysis.repo
+
+    @property
+    def week(self) -> IsoWeek:
+        """The ISO week."""
+        return self.analysis.week
+
+    @property
+    def tz(self) -> str:
+        """The IANA zone of the week window."""
+        return self.analysis.tz
+
+    @property
+    def total_prs(self) -> int:
+        """PRs merged in the week."""
+        return len(self.analysis.week_prs)
+
+
 def build_digest(
     prs: Iterable[PullRequest],
     *,
@@ -294,19 +337,29 @@ def build_digest(
     week: IsoWeek,
     rules: Rules,
     tz: str = "UTC",
-    lang: str = "en",
     skipped_records: int = 0,
     generated_at: datetime | None = None,
     risks: RiskRegistry = RISKS,
 ) -> Digest:
-    """The digest of ``repo`` for ``week`` in ``lang``: :func:`analyze_week` then :func:`digest_from`.
+    """The language-neutral digest of ``repo`` for ``week`` (:func:`analyze_week`); write it with :func:`write`.
 
     Raises:
-        InputError: unknown ``tz`` or ``lang``.
+        InputError: unknown ``tz``.
     """
-    check_lang(lang)
     wa = analyze_week(prs, repo=repo, week=week, rules=rules, tz=tz, risks=risks)
-    return digest_from(wa, lang, skipped_records=skipped_records, generated_at=generated_at)
+    return Digest(wa, generated_at=generated_at, skipped_records=skipped_records)
+
+
+def write(d: Digest, lang: str) -> DigestText:
+    """``d`` written in ``lang`` at output time: the rule-written text (:func:`digest_from`) with the
+    step's prose of ``lang`` laid over it when there is some (:meth:`chatbot.models.Prose.apply`).
+
+    Raises:
+        InputError: ``lang`` has no catalog.
+    """
+    text = digest_from(d.analysis, lang, skipped_records=d.skipped_records, generated_at=d.generated_at)
+    prose = d.prose.get(lang)
+    return prose.apply(text) if prose is not None else text
 
 
 def check_lang(lang: str) -> None:
@@ -316,8 +369,8 @@ def check_lang(lang: str) -> None:
 
 
 def digest_from(wa: WeekAnalysis, lang: str, *, skipped_records: int = 0,
-                generated_at: datetime | None = None) -> Digest:
-    """The :class:`~chatbot.models.Digest` of an analysed week written in ``lang`` (counts, key
+                generated_at: datetime | None = None) -> DigestText:
+    """The :class:`~chatbot.models.DigestText` of an analysed week written in ``lang`` (counts, key
     PRs, observations, themes and recommendations; text from the catalogs). Cheap next to
     :func:`analyze_week`.
 
@@ -372,7 +425,7 @@ def digest_from(wa: WeekAnalysis, lang: str, *, skipped_records: int = 0,
     themes = storylines(pool, key, {p.number: (p.gist, p.results) for p in analyzed}, rules, lang)
     recs = _recommendations(risk_items, by_num, stats, themes, rules, lang)
     module_ids = {m for p in analyzed for m in p.modules}
-    return Digest(
+    return DigestText(
         repo=repo,
         week=str(week),
         tz=tz,

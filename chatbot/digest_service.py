@@ -1,13 +1,15 @@
-"""``DigestService.digest(repo, week, lang)``: the one way every part of prhub gets a digest — chat
+"""``DigestService.digest(repo, week)``: the one way every part of prhub gets a digest — chat
 answers, the CLI, the report pages and the weekly job.
 
 For a repository-week it reads the PRs from a source (a port: a function of repository and
-week), analyses them once with the repository's rules and zone (:func:`chatbot.digest.analyze_week`,
-language-neutral), writes the digest in each language asked for (:func:`chatbot.digest.digest_from`)
-and passes it through the one optional :data:`DigestStep` between analysis and rendering (where a
-summariser goes). Analyses are cached per (repository, week, source version) — one analysis per
-repository-week however many languages are posted — and, with a ``ttl``, for that many seconds of
-the injected clock. One build per cache key at a time (single flight): concurrent misses of the same
+week), analyses them once with the repository's rules and zone (:func:`chatbot.digest.analyze_week`)
+and returns the language-neutral :class:`~chatbot.digest.Digest`; outputs write it in their
+language at output time (:func:`chatbot.digest.write`). The one optional :data:`DigestStep` between
+analysis and rendering (where a summariser goes) writes prose per language: the caller names the
+languages it will output (``langs``), and the step's prose of each is kept with the analysis.
+Analyses are cached per (repository, week, source version) — one digest per repository-week however
+many languages are posted — and, with a ``ttl``, for that many seconds of the injected clock.
+ One build per cache key at a time (single flight): concurrent misses of the same
 repository-week wait for the one build and share it (issue 9, failure 5: a busy channel rebuilt
 the same digest in every listener); other keys build meanwhile.
 """
@@ -16,11 +18,11 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from datetime import datetime
 
-from chatbot.digest import WeekAnalysis, analyze_week, check_lang, digest_from
-from chatbot.models import Digest, PullRequest
+from chatbot.digest import Digest, WeekAnalysis, analyze_week, check_lang, write
+from chatbot.models import DigestText, Prose, PullRequest
 from chatbot.ports import Clock
 from chatbot.risks import RISKS, RiskRegistry
 from chatbot.rules import Rules
@@ -30,9 +32,11 @@ WeekPrs = Callable[[str, IsoWeek], Sequence[PullRequest]]
 """``prs(repo, week)``: the PRs to analyse for a week — the week's PRs plus context (earlier PRs that
 reverts and follow-up fixes may cite; e.g. the 7 days before the week from the store)."""
 
-DigestStep = Callable[[Digest], Digest]
-"""The optional step between analysis and rendering: takes the written digest, returns it (e.g. with
-prose a validator has checked). Must not change numbers or PR sets."""
+DigestStep = Callable[[DigestText], DigestText]
+"""The optional step between analysis and rendering: takes the digest written in one language and
+returns it with prose a validator has checked (the LLM writer, :func:`chatbot.writer.write_prose`).
+Only its prose fields are kept (:class:`~chatbot.models.Prose`: headline, trend, storyline
+sentences, recommendations, ``prose``); numbers and PR sets stay the analysis's."""
 
 
 class DigestService:
@@ -66,7 +70,7 @@ class DigestService:
         self._ttl = ttl
         self._size = cache_size
         self._risks = risks
-        self._cache: OrderedDict[tuple[str, str, str], tuple[datetime | None, WeekAnalysis]] = OrderedDict()
+        self._cache: OrderedDict[tuple[str, str, str], tuple[datetime | None, WeekAnalysis, dict[str, Prose]]] = OrderedDict()
         self._lock = threading.Lock()
         self._building: dict[tuple[str, str, str], threading.Lock] = {}
         self.analyses_built = 0
@@ -80,12 +84,12 @@ class DigestService:
         """The zone of ``repo``'s week windows."""
         return self._tz_for(repo)
 
-    def _cached(self, key: tuple[str, str, str], now: datetime | None) -> WeekAnalysis | None:
+    def _cached(self, key: tuple[str, str, str], now: datetime | None) -> tuple[WeekAnalysis, dict[str, Prose]] | None:
         with self._lock:
             hit = self._cache.get(key)
             if hit is not None and (now is None or hit[0] is None or (now - hit[0]).total_seconds() < (self._ttl or 0)):
                 self._cache.move_to_end(key)
-                return hit[1]
+                return hit[1], hit[2]
         return None
 
     def analysis(self, repo: str, week: IsoWeek) -> WeekAnalysis:
@@ -96,6 +100,10 @@ class DigestService:
             chatbot.errors.PrhubError: the source cannot answer, or a bad zone or rules (a waiting
                 caller then tries the build itself).
         """
+        return self._entry(repo, week)[0]
+
+    def _entry(self, repo: str, week: IsoWeek) -> tuple[WeekAnalysis, dict[str, Prose]]:
+        """The cached (analysis, the step's prose by language) of ``repo``'s ``week``; see :meth:`analysis`."""
         key = (repo, str(week), self._version(repo) if self._version else "")
         now = self._clock.now() if self._clock is not None and self._ttl is not None else None
         hit = self._cached(key, now)
@@ -110,9 +118,10 @@ class DigestService:
             try:
                 wa = analyze_week(self._prs(repo, week), repo=repo, week=week, rules=self._rules_for(repo),
                                   tz=self._tz_for(repo), risks=self._risks)
+                prose: dict[str, Prose] = {}
                 with self._lock:
                     self.analyses_built += 1
-                    self._cache[key] = (now, wa)
+                    self._cache[key] = (now, wa, prose)
                     self._cache.move_to_end(key)
                     while len(self._cache) > self._size:
                         self._cache.popitem(last=False)
@@ -120,15 +129,33 @@ class DigestService:
                 with self._lock:
                     if self._building.get(key) is flight:
                         del self._building[key]
-        return wa
+        return wa, prose
 
-    def digest(self, repo: str, week: IsoWeek, lang: str = "en", *, generated_at: datetime | None = None,
+    def digest(self, repo: str, week: IsoWeek, *, langs: Iterable[str] = (), generated_at: datetime | None = None,
                skipped_records: int = 0) -> Digest:
-        """The digest of ``repo``'s ``week`` written in ``lang``, through the optional step.
+        """The language-neutral digest of ``repo``'s ``week``; with a step, its prose written for
+        each of ``langs`` (the languages the caller will output; each written once per analysis).
+
+        Raises:
+            chatbot.errors.InputError: a language of ``langs`` has no catalog; see also :meth:`analysis`.
+        """
+        langs = list(dict.fromkeys(langs))
+        for lang in langs:
+            check_lang(lang)
+        wa, prose = self._entry(repo, week)
+        d = Digest(wa, generated_at=generated_at, skipped_records=skipped_records)
+        if self._step is None:
+            return d
+        for lang in langs:
+            if lang not in prose:  # a race writes it twice, with the same result
+                prose[lang] = Prose.of(self._step(write(d, lang)))
+        return Digest(wa, generated_at=generated_at, skipped_records=skipped_records,
+                      prose={lang: prose[lang] for lang in langs})
+
+    def written(self, repo: str, week: IsoWeek, lang: str, *, generated_at: datetime | None = None) -> DigestText:
+        """:meth:`digest` written in ``lang`` at once (chat answers, report pages).
 
         Raises:
             chatbot.errors.InputError: ``lang`` has no catalog; see also :meth:`analysis`.
         """
-        check_lang(lang)
-        d = digest_from(self.analysis(repo, week), lang, skipped_records=skipped_records, generated_at=generated_at)
-        return self._step(d) if self._step is not None else d
+        return write(self.digest(repo, week, langs=(lang,), generated_at=generated_at), lang)

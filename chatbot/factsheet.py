@@ -1,7 +1,7 @@
 """The fact sheet a model may word, and its size in tokens. Pure.
 
 Code builds the facts; a model only picks and words them. The fact sheet is a JSON object drawn
-from a :class:`~chatbot.models.Digest`: counts, module stats, storylines (with their rule-written
+from a :class:`~chatbot.models.DigestText`: counts, module stats, storylines (with their rule-written
 sentence), key PRs with their gists and stated results, risk items, review findings and the
 rule-written recommendations. :func:`fit_fact_sheet` drops the least important entries (last key
 PRs, then risk items, findings, modules) until the sheet fits ``max_input_tokens``.
@@ -19,7 +19,7 @@ import json
 import math
 from typing import Any
 
-from chatbot.models import Digest
+from chatbot.models import DigestText
 
 PROMPT_OVERHEAD = 600
 """Tokens reserved for the system prompt, the answer schema and the chat template."""
@@ -31,7 +31,7 @@ def estimate_tokens(text: str) -> int:
     return math.ceil(ascii_chars / 4) + (len(text) - ascii_chars)
 
 
-def fact_sheet(d: Digest) -> dict[str, Any]:
+def fact_sheet(d: DigestText) -> dict[str, Any]:
     """Every fact the model may use, as JSON-ready data (numbers exact, text untrusted PR text)."""
     by_num = {p.number: p for p in d.prs}
     return {

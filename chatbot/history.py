@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 
-from chatbot.models import Digest, Frozen
+from chatbot.models import DigestText, Frozen
 
 COUNT_KINDS = ("labels", "modules", "risk_tags")
 """The keyed counts a :class:`WeekStats` carries (besides the PR total and average importance)."""
@@ -108,7 +108,7 @@ class Trends(Frozen):
     module_names: dict[str, str] = {}
 
 
-def week_stats(digest: Digest) -> WeekStats:
+def week_stats(digest: DigestText) -> WeekStats:
     """The comparable numbers of ``digest``."""
     return WeekStats(
         week=digest.week,
@@ -122,7 +122,7 @@ def week_stats(digest: Digest) -> WeekStats:
     )
 
 
-def new_contributors(digest: Digest, earlier_authors: Iterable[str]) -> tuple[NewContributor, ...]:
+def new_contributors(digest: DigestText, earlier_authors: Iterable[str]) -> tuple[NewContributor, ...]:
     """Authors of ``digest`` (bots excluded, as in ``digest.contributors``) not in ``earlier_authors``.
 
     Args:
@@ -141,7 +141,7 @@ def new_contributors(digest: Digest, earlier_authors: Iterable[str]) -> tuple[Ne
 
 
 def week_history(
-    digest: Digest,
+    digest: DigestText,
     *,
     previous: WeekStats | None,
     earlier_authors: Iterable[str],

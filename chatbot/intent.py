@@ -25,7 +25,7 @@ from pydantic import BaseModel, ConfigDict
 
 from chatbot.cards import DEFAULT_LIMITS, Card, CardLimits, message_card
 from chatbot.i18n import tr
-from chatbot.models import Digest
+from chatbot.models import DigestText
 from chatbot.module_names import ModuleIndex
 from chatbot.pr_history import PRHistory
 from chatbot.subscriptions import Requester, SubscriptionBook
@@ -185,7 +185,7 @@ class ParseInput:
 class DigestProvider(Protocol):
     """Where answers get digests from (the caller caches them per week and language)."""
 
-    def digest(self, week: IsoWeek, lang: str) -> Digest:
+    def digest(self, week: IsoWeek, lang: str) -> DigestText:
         """The digest of ``week`` in ``lang`` (a week without PRs gives an empty digest)."""
         ...
 
@@ -195,7 +195,7 @@ class WeekDigest:
     """The digest an answer shows: its ``week``, a ``notice`` when it fell back to last week, and
     the week's public report URL (None without one)."""
 
-    digest: Digest
+    digest: DigestText
     week: IsoWeek
     notice: tuple[str, ...] = ()
     report_url: str | None = None

@@ -292,7 +292,11 @@ class ModuleStat(Frozen):
     deletions: int
 
 
-class Digest(Frozen):
+# The digest written in one language: what renderers read and what ``--format json`` prints (schema
+# docs/digest.schema.json, titled "Digest"; the docstring below is the schema's description, kept as
+# it was). It is made only at output time from the language-neutral ``chatbot.digest.Digest`` that
+# services pass around (``chatbot.digest.write``).
+class DigestText(Frozen):
     """The weekly digest of merged PRs of one repository in one ISO week.
 
     ``start``/``end`` delimit the half-open window ``[start, end)`` in ``tz``. Counts are PR counts,
@@ -300,6 +304,8 @@ class Digest(Frozen):
     order (ties: number ascending). Free text (reasons, details, themes, recommendations) is in
     ``lang``; everything else is language-neutral.
     """
+
+    model_config = ConfigDict(frozen=True, extra="forbid", title="Digest")
 
     repo: str
     week: str
@@ -334,3 +340,31 @@ class Digest(Frozen):
     """A module-trend paragraph written by the model (validated); empty without one."""
     prose: ProseInfo | None = None
     """Set when the LLM writer was asked (None: rule-written only, no model configured)."""
+
+
+class Prose(Frozen):
+    """What the optional step between analysis and rendering (:data:`chatbot.digest_service.DigestStep`,
+    e.g. the LLM writer) wrote in one language: the sentences it may replace, and how they were written.
+
+    Kept per language in the neutral digest and laid over the rule-written text at output time
+    (:meth:`apply`). ``storylines`` maps a theme's ``module`` key to its sentence.
+    """
+
+    headline: str = ""
+    trend_text: str = ""
+    storylines: dict[str, str] = {}
+    recommendations: tuple[Recommendation, ...] = ()
+    info: ProseInfo | None = None
+
+    @classmethod
+    def of(cls, d: DigestText) -> Prose:
+        """The prose fields of a written digest (what a step returned)."""
+        return cls(headline=d.headline, trend_text=d.trend_text, storylines={t.module: t.summary for t in d.themes},
+                   recommendations=d.recommendations, info=d.prose)
+
+    def apply(self, d: DigestText) -> DigestText:
+        """``d`` with these sentences: headline, trend, recommendations, the storylines named, the info."""
+        themes = tuple(t.model_copy(update={"summary": self.storylines[t.module]}) if t.module in self.storylines
+                       else t for t in d.themes)
+        return d.model_copy(update={"headline": self.headline, "themes": themes, "trend_text": self.trend_text,
+                                    "recommendations": self.recommendations, "prose": self.info})

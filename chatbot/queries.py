@@ -41,7 +41,7 @@ from chatbot.intents.subscriptions import SubscribeQuery, SubscriptionsQuery, Un
 from chatbot.intents.summary import SummaryQuery
 from chatbot.intents.top_prs import TopPRsQuery
 from chatbot.intents.trends import TrendsQuery
-from chatbot.models import Digest, PullRequest
+from chatbot.models import DigestText, PullRequest
 from chatbot.module_names import ModuleIndex, default_module_index
 from chatbot.pr_history import ListHistory, PRHistory
 from chatbot.rules import Rules
@@ -182,8 +182,8 @@ def answer(
 
 
 class DigestCache:
-    """A :class:`DigestProvider` over a fixed list of PRs: one analysis per week (a
-    :class:`~chatbot.digest_service.DigestService`), each (week, lang) digest written once.
+    """A :class:`DigestProvider` over a fixed list of PRs: one digest per week (a
+    :class:`~chatbot.digest_service.DigestService`), written in the asked language when answering.
 
     Args:
         prs: the PRs (any weeks; the week's window selects).
@@ -199,22 +199,16 @@ class DigestCache:
         self.repo = repo
         self.service = DigestService(lambda _repo, _week: self.prs, rules_for=lambda _repo: rules,
                                      tz_for=lambda _repo: tz, step=step, cache_size=64)
-        self._cache: dict[tuple[str, str], Digest] = {}
         self.history = ListHistory(self.prs)
         """The same PRs as a :class:`~chatbot.pr_history.PRHistory`."""
 
-    def digest(self, week: IsoWeek, lang: str) -> Digest:
-        """The digest of ``week`` in ``lang``, built on first use.
+    def digest(self, week: IsoWeek, lang: str) -> DigestText:
+        """The digest of ``week`` (analysed on first use) written in ``lang``.
 
         Raises:
             chatbot.errors.InputError: ``lang`` has no catalog or the zone is unknown.
         """
-        key = (str(week), lang)
-        d = self._cache.get(key)
-        if d is None:
-            d = self.service.digest(self.repo, week, lang)
-            self._cache[key] = d
-        return d
+        return self.service.written(self.repo, week, lang)
 
 
 class _CallClock:
@@ -231,8 +225,8 @@ class _CallClock:
 class WindowDigests:
     """A :class:`DigestProvider` that reads each week's PRs from a source (the store) when asked.
 
-    Analyses (one per week, shared by the languages) are kept for ``ttl`` seconds of the clock, so
-    a busy channel does not rebuild them.
+    Digests (one per week, shared by the languages) are kept for ``ttl`` seconds of the clock, so
+    a busy channel does not rebuild them; each answer writes its language at output time.
 
     Args:
         fetch: ``fetch(start, end)`` -> PRs merged in ``[start, end)`` (aware UTC); e.g.
@@ -252,7 +246,6 @@ class WindowDigests:
                  step: DigestStep | None = None) -> None:
         self.repo = repo
         self.clock = clock
-        self.ttl = ttl
 
         def prs(_repo: str, week: IsoWeek) -> Sequence[PullRequest]:
             start, end = week.utc_window(load_zone(tz))
@@ -260,24 +253,14 @@ class WindowDigests:
 
         self.service = DigestService(prs, rules_for=lambda _repo: rules, tz_for=lambda _repo: tz,
                                      clock=_CallClock(clock), ttl=ttl, step=step, cache_size=64)
-        self._cache: dict[tuple[str, str], tuple[datetime, Digest]] = {}
 
-    def digest(self, week: IsoWeek, lang: str) -> Digest:
-        """The digest of ``week`` in ``lang``, read and built at most once per ``ttl``.
+    def digest(self, week: IsoWeek, lang: str) -> DigestText:
+        """The digest of ``week`` (read and built at most once per ``ttl``) written in ``lang``.
 
         Raises:
             chatbot.errors.PrhubError: the source cannot answer.
         """
-        now = self.clock()
-        key = (str(week), lang)
-        hit = self._cache.get(key)
-        if hit is not None and (now - hit[0]).total_seconds() < self.ttl:
-            return hit[1]
-        d = self.service.digest(self.repo, week, lang, generated_at=now)
-        if len(self._cache) > 64:
-            self._cache.clear()
-        self._cache[key] = (now, d)
-        return d
+        return self.service.written(self.repo, week, lang, generated_at=self.clock())
 
 
 class Responder:

@@ -26,7 +26,7 @@ from chatbot.cards import (
 )
 from chatbot.render.escape import safe_url
 from chatbot.i18n import tr
-from chatbot.models import AnalyzedPR, Digest
+from chatbot.models import AnalyzedPR, DigestText
 from chatbot.subscriptions import normalise
 
 _STRINGS = {
@@ -59,13 +59,13 @@ def _rank(p: AnalyzedPR) -> tuple[float, int]:
     return (-p.importance, p.number)
 
 
-def slice_prs(digest: Digest, modules: Iterable[str]) -> list[AnalyzedPR]:
+def slice_prs(digest: DigestText, modules: Iterable[str]) -> list[AnalyzedPR]:
     """The digest's PRs touching any of ``modules`` (ids, compared normalised), each once, in rank order."""
     wanted = {normalise(m) for m in modules}
     return sorted((p for p in digest.prs if any(normalise(m) in wanted for m in p.modules)), key=_rank)
 
 
-def slice_card(digest: Digest, modules: Iterable[str], *, report_url: str | None = None,
+def slice_card(digest: DigestText, modules: Iterable[str], *, report_url: str | None = None,
                limits: CardLimits = DEFAULT_LIMITS, send_empty: bool = False) -> Card | None:
     """One subscriber's slice of ``digest`` as one card, in ``digest.lang``.
 

@@ -10,14 +10,14 @@ model-written headline, when the LLM writer's passed the validator) is the notif
 from __future__ import annotations
 
 from chatbot.i18n import tr
-from chatbot.models import Digest
+from chatbot.models import DigestText
 
 
 def _refs(lang: str, numbers: tuple[int, ...], limit: int = 3) -> str:
     return tr(lang, "sep").join(f"#{n}" for n in numbers[:limit])
 
 
-def takeaways(d: Digest) -> tuple[str, ...]:
+def takeaways(d: DigestText) -> tuple[str, ...]:
     """Up to three plain-text bullets in ``d.lang`` (PR text inside is untrusted: renderers escape)."""
     lang = d.lang
     out: list[str] = []
@@ -33,7 +33,7 @@ def takeaways(d: Digest) -> tuple[str, ...]:
     return tuple(out)
 
 
-def headline(d: Digest) -> str:
+def headline(d: DigestText) -> str:
     """The notification headline: the model's validated headline, else the first takeaway, else the count."""
     if d.headline:
         return d.headline

@@ -29,7 +29,7 @@ from typing import Any
 from chatbot.errors import ModelError
 from chatbot.i18n import tr
 from chatbot.factsheet import fact_sheet, fit_fact_sheet, sheet_text
-from chatbot.models import Digest, ProseInfo, Recommendation
+from chatbot.models import DigestText, Prose, ProseInfo, Recommendation
 from chatbot.ports import ModelClient, SummaryCache
 from chatbot.prose_check import check_sentence, sheet_numbers
 
@@ -46,7 +46,7 @@ SYSTEM_PROMPT = (
 )
 
 
-def _allowed_prs(d: Digest) -> frozenset[int]:
+def _allowed_prs(d: DigestText) -> frozenset[int]:
     named = {int(n) for p in d.prs for n in re.findall(r"#(\d+)", f"{p.title} {p.gist}")}
     return frozenset({p.number for p in d.prs} | named | {p.reverted_by for p in d.prs if p.reverted_by})
 
@@ -72,7 +72,7 @@ class _Checked:
         self.kept = 0
 
 
-def _check(text: str, d: Digest, allowed: frozenset[int], numbers: frozenset[str]) -> _Checked:
+def _check(text: str, d: DigestText, allowed: frozenset[int], numbers: frozenset[str]) -> _Checked:
     out = _Checked()
     try:
         data = json.loads(text)
@@ -129,30 +129,24 @@ def _merge(first: _Checked, second: _Checked) -> _Checked:
     return out
 
 
-def _apply(d: Digest, c: _Checked, info: ProseInfo) -> Digest:
-    themes = tuple(t.model_copy(update={"summary": c.storylines[t.module]}) if t.module in c.storylines else t
-                   for t in d.themes)
-    return d.model_copy(update={
-        "headline": c.headline or d.headline,
-        "themes": themes,
-        "trend_text": c.trend or "",
-        "recommendations": tuple(c.recommendations) or d.recommendations,
-        "prose": info,
-    })
+def _apply(d: DigestText, c: _Checked, info: ProseInfo) -> DigestText:
+    storylines = {**{t.module: t.summary for t in d.themes}, **c.storylines}
+    return Prose(headline=c.headline or d.headline, trend_text=c.trend or "", storylines=storylines,
+                 recommendations=tuple(c.recommendations) or d.recommendations, info=info).apply(d)
 
 
-def _expected(d: Digest) -> int:
+def _expected(d: DigestText) -> int:
     return 1 + len(d.themes) + 1 + 1  # headline, one per storyline, trend, recommendations (as one)
 
 
 def write_prose(
-    d: Digest,
+    d: DigestText,
     client: ModelClient,
     *,
     max_input_tokens: int = 8000,
     cache: SummaryCache | None = None,
     monotonic: Callable[[], float] = time.monotonic,
-) -> Digest:
+) -> DigestText:
     """The digest with model-written, validated sentences where they pass (see the module docstring).
 
     Never raises for model trouble: a :class:`~chatbot.errors.ModelError` or an unusable answer
@@ -197,7 +191,7 @@ def write_prose(
     return _apply(d, checked, info)
 
 
-def _info(c: _Checked, d: Digest, model: str, pt: int, ct: int, seconds: float, *, cached: bool) -> ProseInfo:
+def _info(c: _Checked, d: DigestText, model: str, pt: int, ct: int, seconds: float, *, cached: bool) -> ProseInfo:
     expected = _expected(d)
     kept = min(c.kept, expected) if c.kept else 0
     if kept == 0:

@@ -13,7 +13,7 @@ import os
 import signal
 import threading
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
@@ -23,7 +23,8 @@ from chatbot.digest import input_window
 from chatbot.digest_service import DigestService
 from prhub.llm import llm_settings, write_with_model
 from chatbot.errors import InputError
-from chatbot.models import Digest, PullRequest
+from chatbot.digest import Digest
+from chatbot.models import DigestText, PullRequest
 from chatbot.ports import ChatDelivery, Clock
 from chatbot.rules import Rules
 from chatbot.weeks import IsoWeek, load_zone
@@ -118,14 +119,14 @@ def digest_builder(loaded: LoadedConfig, store: SqlStore | None, clock: Clock = 
     service = DigestService(lambda repo, week: prs_of(configs[repo], week), rules_for=rules_of,
                             tz_for=lambda repo: configs[repo].week_tz, cache_size=2, step=step)
 
-    def build(cfg: RepositoryConfig, week: IsoWeek, lang: str) -> Digest:
+    def build(cfg: RepositoryConfig, week: IsoWeek, langs: Sequence[str]) -> Digest:
         configs[cfg.repo] = cfg
-        return service.digest(cfg.repo, week, lang, generated_at=clock.now())
+        return service.digest(cfg.repo, week, langs=langs, generated_at=clock.now())
 
     return build
 
 
-def weekly_chart(digest: Digest) -> ChartImage | None:
+def weekly_chart(digest: DigestText) -> ChartImage | None:
     """The :data:`scheduler.jobs.ChartRenderer` of the weekly posts: the digest's main chart
     (:func:`adapters.report.charts.main_chart`, matplotlib loaded on first use)."""
     from adapters.report.charts import main_chart

@@ -15,7 +15,7 @@ from adapters.slack.blocks import card_to_messages
 from chatbot.cards import Card, Section, digest_cards
 from chatbot.digest import repo_from_urls
 from chatbot.errors import InputError
-from chatbot.models import Digest
+from chatbot.models import DigestText
 from chatbot.queries import DigestCache, ModuleIndex, answer, parse
 from chatbot.render.text import card_to_text
 from chatbot.rules import Rules
@@ -50,7 +50,7 @@ def render_cards(cards: list[Card], fmt: str) -> str:
     return "\n".join(card_to_text(c) for c in cards)
 
 
-def render_digest_chat(digest: Digest, fmt: str) -> str:
+def render_digest_chat(digest: DigestText, fmt: str) -> str:
     """The digest as chat payloads: ``slack`` -> ``{"messages": [chat.postMessage kwargs...]}``,
     ``feishu`` -> ``{"cards": [card JSON 2.0 objects...]}``, in posting order."""
     cards = digest_cards(digest, report_url=report_url(digest.repo, digest.week))

@@ -25,7 +25,7 @@ from prhub.formats import FORMATS
 from prhub.options import SAMPLE_WEEK, DigestSource
 
 if TYPE_CHECKING:  # imported where used: ``import prhub.cli`` stays under 0.25 s CPU (no pydantic, no rules)
-    from chatbot.models import Digest
+    from chatbot.models import DigestText
 
 app = typer.Typer(
     name="prhub",
@@ -98,7 +98,7 @@ def _parse_generated_at(value: Optional[str]) -> Optional[datetime]:
     return dt
 
 
-def render(digest: Digest, fmt: DigestFormat) -> str:
+def render(digest: DigestText, fmt: DigestFormat) -> str:
     """The digest in a text format of the registry (:data:`prhub.formats.FORMATS`)."""
     from prhub.formats import Rendering, output_format
 
@@ -127,7 +127,7 @@ def digest(
 ) -> None:
     """Build the weekly digest of merged PRs: Markdown, JSON, Slack/Feishu payloads, HTML or PDF; with
     --from/--to, every week of the range in one process (files DIR/<week>.<lang>.<suffix>)."""
-    from chatbot.digest import newest_week, repo_from_urls, select_repo
+    from chatbot.digest import newest_week, repo_from_urls, select_repo, write
     from chatbot.digest_service import DigestService
     from prhub import bootstrap
 
@@ -175,21 +175,22 @@ def digest(
         step = store_step(require_llm(), lambda: bootstrap.open_store(db))
     service = DigestService(lambda _repo, _week: parsed.prs, rules_for=lambda _repo: rules_obj,
                             tz_for=lambda _repo: zone_name, step=step)
-    d = service.digest(repo_name, iso_week, lang_value, skipped_records=parsed.skipped, generated_at=gen)
+    d = service.digest(repo_name, iso_week, langs=(lang_value,), skipped_records=parsed.skipped, generated_at=gen)
+    text = write(d, lang_value)  # the one digest, written at output time
     from prhub.formats import output_format
 
     if output_format(format_value).needs_report:  # the full report: history from the input or the store
         from prhub.report import check_pdf_out, digest_report_bytes, write_bytes
 
         check_pdf_out(format_value, out)
-        data = digest_report_bytes(d, format_value, prs=parsed.prs, db=db, rules=rules_obj,
+        data = digest_report_bytes(text, format_value, prs=parsed.prs, db=db, rules=rules_obj,
                                    from_store=src is not DigestSource.file)
         if out is None:
             sys.stdout.write(data.decode("utf-8"))
         else:
             write_bytes(data, out)
         return
-    write_output(render(d, DigestFormat(format_value)), out)
+    write_output(render(text, DigestFormat(format_value)), out)
 
 
 def _digest_range(from_week: str, to_week: Optional[str], *, input: list[str], sample: bool, repo: Optional[str],
@@ -203,7 +204,7 @@ def _digest_range(from_week: str, to_week: Optional[str], *, input: list[str], s
         InputError: a bad or reversed range, ``--out`` missing, not a directory or a file name, no
             repository, nothing stored for the range.
     """
-    from chatbot.digest import repo_from_urls, select_repo
+    from chatbot.digest import repo_from_urls, select_repo, write
     from chatbot.digest_service import DigestService
     from prhub import bootstrap
     from prhub.digest_range import check_out_dir, write_weeks
@@ -236,7 +237,7 @@ def _digest_range(from_week: str, to_week: Optional[str], *, input: list[str], s
                             step=step)
     formats = [output_format(f) for f in fmts]
 
-    def render_one(d: Digest, fmt: Any) -> bytes:
+    def render_one(d: DigestText, fmt: Any) -> bytes:
         if fmt.needs_report:
             from prhub.report import digest_report_bytes
 
@@ -246,8 +247,8 @@ def _digest_range(from_week: str, to_week: Optional[str], *, input: list[str], s
 
     with week_progress(f"{repo_name} {weeks[0]}..{weeks[-1]}", len(weeks)) as cb:
         done = write_weeks(weeks, langs, formats, directory, progress=cb, render=render_one,
-                           digest=lambda w, lang: service.digest(repo_name, w, lang, skipped_records=parsed.skipped,
-                                                                 generated_at=generated_at))
+                           digest=lambda w, lang: write(service.digest(repo_name, w, langs=(lang,), generated_at=generated_at,
+                                                                       skipped_records=parsed.skipped), lang))
     n = sum(len(w.files) for w in done)
     typer.echo(f"{repo_name} {weeks[0]}..{weeks[-1]}: {len(done)} weeks, {sum(w.prs for w in done)} PRs, "
                f"{n} files in {directory}")
@@ -345,9 +346,9 @@ def rules_schema() -> None:
 
 def digest_schema() -> dict[str, object]:
     """JSON schema of ``prhub digest --format json`` output (committed as docs/digest.schema.json)."""
-    from chatbot.models import Digest
+    from chatbot.models import DigestText
 
-    schema = Digest.model_json_schema(mode="serialization")
+    schema = DigestText.model_json_schema(mode="serialization")
     schema["$schema"] = "https://json-schema.org/draft/2020-12/schema"
     return schema
 

@@ -19,7 +19,7 @@ from chatbot.weeks import IsoWeek
 from prhub.formats import FORMATS, OutputFormat
 
 if TYPE_CHECKING:
-    from chatbot.models import Digest
+    from chatbot.models import DigestText
 
 
 def file_name(week: IsoWeek, lang: str, fmt: OutputFormat) -> str:
@@ -60,7 +60,7 @@ class WeekFiles:
 
 
 def write_weeks(weeks: Sequence[IsoWeek], langs: Sequence[str], formats: Sequence[OutputFormat], out: Path, *,
-                digest: Callable[[IsoWeek, str], Digest], render: Callable[[Digest, OutputFormat], bytes],
+                digest: Callable[[IsoWeek, str], DigestText], render: Callable[[DigestText, OutputFormat], bytes],
                 progress: Callable[[WeekFiles], None] | None = None) -> list[WeekFiles]:
     """For each week, language and format: ``render(digest(week, lang), fmt)`` written to
     ``out / file_name(week, lang, fmt)`` (see :func:`prhub.output.write_file`: atomic, no partial file).

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 from chatbot.errors import InputError
 
 if TYPE_CHECKING:
-    from chatbot.models import Digest
+    from chatbot.models import DigestText
     from chatbot.render.html import PageLink
     from prhub.report import Report
 
@@ -26,7 +26,7 @@ if TYPE_CHECKING:
 class Rendering:
     """What a renderer gets: the digest, the full report when the format needs one, page links."""
 
-    digest: Digest
+    digest: DigestText
     report: Report | None = None
     links: Sequence[PageLink] = ()
 

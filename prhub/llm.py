@@ -14,7 +14,7 @@ from contextlib import AbstractContextManager
 from typing import Any, TextIO
 
 from chatbot.errors import InputError
-from chatbot.models import Digest
+from chatbot.models import DigestText
 from chatbot.ports import SummaryCache
 from scheduler.config import LLMSettings
 
@@ -30,8 +30,8 @@ def llm_settings(configured: LLMSettings | None = None, env: dict[str, str] | No
     return None
 
 
-def write_with_model(d: Digest, settings: LLMSettings, *, cache: SummaryCache | None = None,
-                     env: dict[str, str] | None = None, report: TextIO | None = None) -> Digest:
+def write_with_model(d: DigestText, settings: LLMSettings, *, cache: SummaryCache | None = None,
+                     env: dict[str, str] | None = None, report: TextIO | None = None) -> DigestText:
     """``d`` with the model's validated sentences (:func:`chatbot.writer.write_prose`).
 
     Prints one line on ``report`` (stderr by default): model, tokens, seconds, and whether the
@@ -66,10 +66,10 @@ def require_llm(env: dict[str, str] | None = None) -> LLMSettings:
     return settings
 
 
-def store_step(settings: LLMSettings, open_cache: Callable[[], AbstractContextManager[Any]]) -> Callable[[Digest], Digest]:
+def store_step(settings: LLMSettings, open_cache: Callable[[], AbstractContextManager[Any]]) -> Callable[[DigestText], DigestText]:
     """The :data:`chatbot.digest_service.DigestStep` of ``--llm``: the writer, with the store opened as its cache."""
 
-    def step(d: Digest) -> Digest:
+    def step(d: DigestText) -> DigestText:
         with open_cache() as cache:
             return write_with_model(d, settings, cache=cache)
 

@@ -16,12 +16,12 @@ from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any, Protocol
 
-from chatbot.digest import build_digest, input_window
+from chatbot.digest import build_digest, input_window, write
 from chatbot.digest_service import DigestService
 from chatbot.errors import InputError
 from chatbot.i18n import tr
 from chatbot.history import Trends, WeekHistory, WeekStats, build_trends, week_history, week_stats
-from chatbot.models import Digest, PullRequest
+from chatbot.models import DigestText, PullRequest
 from chatbot.render.html import ArchiveWeek, ChartImage, PageLink, render_archive_html, render_html, render_trends_html
 from chatbot.render.trends import render_trends_markdown
 from chatbot.rules import Rules
@@ -107,25 +107,29 @@ def _is_bot(pr: PullRequest) -> bool:
 
 
 def week_digest(lookup: PrLookup, repo: str, week: IsoWeek, tz: str, rules: Rules, lang: str,
-                generated_at: datetime | None = None) -> Digest:
-    """The digest of ``week`` from ``lookup`` (the week plus :data:`CONTEXT_DAYS` days of context).
+                generated_at: datetime | None = None) -> DigestText:
+    """The digest of ``week`` from ``lookup`` (the week plus :data:`CONTEXT_DAYS` days of context),
+    written in ``lang``.
 
     Raises:
         InputError: unknown zone or language.
     """
-    return lookup_service(lookup, rules, tz).digest(repo, week, lang, generated_at=generated_at)
+    return lookup_service(lookup, rules, tz).written(repo, week, lang, generated_at=generated_at)
 
 
-def lookup_service(lookup: PrLookup, rules: Rules, tz: str) -> DigestService:
-    """A :class:`DigestService` over ``lookup``: each week with :data:`CONTEXT_DAYS` days of context."""
+def lookup_service(lookup: PrLookup, rules: Rules | Callable[[str], Rules], tz: str, *,
+                   version: Callable[[str], str] | None = None, cache_size: int = 16) -> DigestService:
+    """A :class:`DigestService` over ``lookup``: each week with :data:`CONTEXT_DAYS` days of context;
+    ``rules`` one Rules or a function of the repository; ``version`` as :class:`DigestService`'s."""
 
     def prs(repo: str, week: IsoWeek) -> list[PullRequest]:
         return lookup.merged_between(repo, *input_window(week, load_zone(tz)))
 
-    return DigestService(prs, rules_for=lambda _repo: rules, tz_for=lambda _repo: tz)
+    rules_for = rules if callable(rules) else (lambda _repo: rules)
+    return DigestService(prs, rules_for=rules_for, tz_for=lambda _repo: tz, version=version, cache_size=cache_size)
 
 
-def history_for(lookup: PrLookup, digest: Digest, rules: Rules) -> WeekHistory:
+def history_for(lookup: PrLookup, digest: DigestText, rules: Rules) -> WeekHistory:
     """Week-over-week comparison and new contributors of ``digest`` from the PRs ``lookup`` holds.
 
     The previous week counts as stored when ``lookup`` has at least one PR merged in it. Whole PRs are
@@ -140,8 +144,8 @@ def history_for(lookup: PrLookup, digest: Digest, rules: Rules) -> WeekHistory:
     pstart, pend = prev.utc_window(zone)
     if lookup.any_merged_between(digest.repo, pstart, pend):
         prev_prs = lookup.merged_between(digest.repo, pstart - timedelta(days=CONTEXT_DAYS), start)
-        previous = week_stats(build_digest(prev_prs, repo=digest.repo, week=prev, rules=rules, tz=digest.tz,
-                                           lang=digest.lang))
+        previous = week_stats(write(build_digest(prev_prs, repo=digest.repo, week=prev, rules=rules, tz=digest.tz),
+                                    digest.lang))
     oldest = lookup.oldest_merged_at(digest.repo)
     history_start = IsoWeek.containing(oldest, zone) if oldest is not None and oldest < start else None
     weeks = 0
@@ -208,13 +212,13 @@ def trend_weeks(newest: IsoWeek, n: int) -> list[IsoWeek]:
 class Report:
     """A digest with everything the long form shows: history, recent trends, charts."""
 
-    digest: Digest
+    digest: DigestText
     history: WeekHistory | None
     trends: Trends | None
     charts: tuple[ChartImage, ...]
 
 
-def build_report(digest: Digest, lookup: PrLookup | None, rules: Rules, *, charts: bool = True) -> Report:
+def build_report(digest: DigestText, lookup: PrLookup | None, rules: Rules, *, charts: bool = True) -> Report:
     """History and the last :data:`REPORT_TREND_WEEKS` weeks' trend from ``lookup`` (none without one),
     and the charts (matplotlib) unless ``charts`` is False."""
     history = trends = None
@@ -269,7 +273,7 @@ def check_pdf_out(fmt: str, out: Path | None) -> None:
         raise InputError("--format pdf writes a binary file: pass --out FILE.pdf")
 
 
-def digest_report_bytes(digest: Digest, fmt: str, *, prs: Sequence[PullRequest] | None, db: str | None,
+def digest_report_bytes(digest: DigestText, fmt: str, *, prs: Sequence[PullRequest] | None, db: str | None,
                         from_store: bool, rules: Rules) -> bytes:
     """``prhub digest --format html|pdf``: the report of ``digest`` with history from the input PRs
     (``prs``) or, when ``from_store``, from the PR store at ``db``.
@@ -356,6 +360,8 @@ class StoreReports:
         self._pdfs: OrderedDict[int, tuple[Report, bytes]] = OrderedDict()  # id(report) -> PDF bytes
         self._size = cache_size
         self._lock = threading.Lock()
+        self._digests = lookup_service(store, self._rules, tz, version=self.version, cache_size=cache_size)
+        """One digest per repository-week (and stored version), written per language for each page."""
 
     def _rules(self, repo: str) -> Rules:
         if self._rules_for is not None:
@@ -411,7 +417,7 @@ class StoreReports:
                 self._cache.move_to_end(key)
                 return self._cache[key]
         rules = self._rules(repo)
-        d = week_digest(self._store, repo, iso, self._tz, rules, lang)
+        d = self._digests.written(repo, iso, lang)
         if d.total_prs == 0:
             raise InputError(f"no PRs of {repo} are stored for {iso}")
         rep = build_report(d, self._store, rules)

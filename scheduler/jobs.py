@@ -16,7 +16,7 @@ Slack shares the uploaded file into a thread, so the chart follows part 1, in it
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING
@@ -27,7 +27,8 @@ from chatbot.cards import Card, Image, digest_cards, message_card, with_image
 from chatbot.deliveries import SENT, SubscriberDirectory
 from chatbot.errors import PrhubError, RateLimitedError
 from chatbot.i18n import tr
-from chatbot.models import Digest
+from chatbot.digest import Digest, write
+from chatbot.models import DigestText
 from chatbot.ports import Clock, Destination, image_uploader
 from chatbot.slices import slice_card
 from chatbot.weeks import IsoWeek, load_zone
@@ -44,8 +45,9 @@ log = logging.getLogger(__name__)
 DIGEST = "digest"
 SLICE = "slice"
 
-DigestBuilder = Callable[[RepositoryConfig, IsoWeek, str], Digest]
-"""Builds the digest of (repository, week, language).
+DigestBuilder = Callable[[RepositoryConfig, IsoWeek, Sequence[str]], Digest]
+"""Builds the language-neutral digest of (repository, week); the languages it will be posted in are
+passed so the optional step can write their prose (one digest per repository-week).
 
 Raises:
     RateLimitedError: GitHub is rate-limited (the job is retried once after ``reset_at``).
@@ -58,7 +60,7 @@ ReportUrl = Callable[[str, str], "str | None"]
 RetryScheduler = Callable[[RepositoryConfig, IsoWeek, datetime], None]
 """Schedules one retry of the job for (repository, week) at an aware UTC instant."""
 
-ChartRenderer = Callable[[Digest], "ChartImage | None"]
+ChartRenderer = Callable[[DigestText], "ChartImage | None"]
 """Draws the main chart of a digest (in ``digest.lang``) as a PNG with a plain-text title, or None
 when there is nothing to chart. ``prhub/bot.py`` injects one built on matplotlib; it may raise."""
 
@@ -175,13 +177,18 @@ class DigestJob:
 
     def _run(self, cfg: RepositoryConfig, week: IsoWeek, report: JobReport, retry: bool, fire_time: datetime) -> None:
         log.info("job %s %s: starting", cfg.repo, week)
-        digests: dict[str, Digest] = {}
+        built: list[Digest] = []
+        texts: dict[str, DigestText] = {}
+        slice_lang = self.config.subscriptions.lang
+        langs = list(dict.fromkeys([*(d.lang for d in cfg.destinations), *([slice_lang] if slice_lang else [])]))
 
-        def digest(lang: str) -> Digest:
-            if lang not in digests:
-                digests[lang] = self._build(cfg, week, lang)
+        def digest(lang: str) -> DigestText:  # the one digest, written in ``lang`` when first posted in it
+            if not built:
+                built.append(self._build(cfg, week, langs))
                 self._metrics.inc("prhub_digests_built_total", repo=cfg.repo)
-            return digests[lang]
+            if lang not in texts:
+                texts[lang] = write(built[0], lang)
+            return texts[lang]
 
         try:
             for d in cfg.destinations:
@@ -268,7 +275,7 @@ class DigestJob:
             outcome = self._deliverer.upload_chart(dest, chart, repo=repo, week=week, thread=thread)
         return out, outcome
 
-    def _slices(self, cfg: RepositoryConfig, week: IsoWeek, digest: Callable[[str], Digest], url: str | None,
+    def _slices(self, cfg: RepositoryConfig, week: IsoWeek, digest: Callable[[str], DigestText], url: str | None,
                 report: JobReport) -> None:
         settings = self.config.subscriptions
         if not settings.enabled or self._subscribers is None:

@@ -6,7 +6,7 @@ from __future__ import annotations
 from datetime import datetime, timedelta, timezone
 
 from chatbot.analysis import RISK_ORDER
-from chatbot.models import AnalyzedPR, Digest, ModuleStat, Recommendation, RiskItem
+from chatbot.models import AnalyzedPR, DigestText, ModuleStat, Recommendation, RiskItem
 
 LONG_REPO = "example-org-with-a-really-quite-long-organisation-name/example-repo-with-an-even-longer-repository-name-for-size-tests-and-then-some"
 HOSTILE = [
@@ -34,7 +34,7 @@ def _title(i: int, chinese: bool) -> str:
     return base[:size]
 
 
-def hostile_digest(*, lang: str = "en", chinese: bool = False, total: int = 312, risky: int = 80) -> Digest:
+def hostile_digest(*, lang: str = "en", chinese: bool = False, total: int = 312, risky: int = 80) -> DigestText:
     """The hostile week: PR ``i`` (number 10000+i) is risky for i < ``risky``; importance has ties."""
     prs = []
     for i in range(total):
@@ -58,7 +58,7 @@ def hostile_digest(*, lang: str = "en", chinese: bool = False, total: int = 312,
         for t in RISK_ORDER if any(t in p.risk_tags for p in prs)
     )
     stats = tuple(ModuleStat(module=m, name=f"{m} name", prs=total // 14, additions=1000, deletions=500) for m in MODULES)
-    return Digest(
+    return DigestText(
         repo=LONG_REPO, week="2024-W24", tz="UTC", lang=lang, start=START, end=START + timedelta(days=7),
         total_prs=total, avg_importance=5.0, label_counts={"bugfix": total, "v1": total},
         module_counts={m: total // 14 for m in MODULES}, risk_tag_counts={r.kind: len(r.prs) for r in risks},
@@ -69,6 +69,6 @@ def hostile_digest(*, lang: str = "en", chinese: bool = False, total: int = 312,
     )
 
 
-def risky_in_rank_order(d: Digest) -> list[int]:
+def risky_in_rank_order(d: DigestText) -> list[int]:
     """Numbers of the risky PRs, importance descending then number ascending."""
     return [p.number for p in sorted((p for p in d.prs if p.risk_tags), key=lambda p: (-p.importance, p.number))]

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 from chatbot.history import Trends
 from chatbot.i18n import tr
-from chatbot.models import Digest
+from chatbot.models import DigestText
 from chatbot.render.html import ChartImage
 
 from adapters.report.fonts import find_cjk_font, needs_cjk
@@ -45,17 +45,17 @@ class TrendSeries:
     labels: tuple[tuple[str, tuple[int, ...]], ...]
 
 
-def label_series(digest: Digest, limit: int = 12) -> list[tuple[str, int]]:
+def label_series(digest: DigestText, limit: int = 12) -> list[tuple[str, int]]:
     """The ``limit`` most frequent labels with their PR counts (digest order: count desc, then name)."""
     return list(digest.label_counts.items())[:limit]
 
 
-def module_series(digest: Digest, limit: int = 10) -> list[ModulePoint]:
+def module_series(digest: DigestText, limit: int = 10) -> list[ModulePoint]:
     """The ``limit`` most active modules (digest order), with PR counts and churn in lines."""
     return [ModulePoint(s.name, s.prs, s.additions + s.deletions) for s in digest.module_stats[:limit]]
 
 
-def contributor_series(digest: Digest, limit: int = 10) -> list[tuple[str, int]]:
+def contributor_series(digest: DigestText, limit: int = 10) -> list[tuple[str, int]]:
     """The ``limit`` most active human authors with their PR counts (digest order)."""
     return [(c.login, c.prs) for c in digest.contributors[:limit]]
 
@@ -175,7 +175,7 @@ def _trend(series: TrendSeries, lang: str) -> bytes:
         plt.close(fig)
 
 
-def chart_images(digest: Digest, trends: Trends | None = None) -> list[ChartImage]:
+def chart_images(digest: DigestText, trends: Trends | None = None) -> list[ChartImage]:
     """The charts of ``digest`` in ``digest.lang``: the last weeks' trend (when ``trends`` holds two or
     more weeks), label distribution, module activity (PRs and churn) and top contributors.
 
@@ -202,7 +202,7 @@ def chart_images(digest: Digest, trends: Trends | None = None) -> list[ChartImag
     return out
 
 
-def main_chart(digest: Digest) -> ChartImage | None:
+def main_chart(digest: DigestText) -> ChartImage | None:
     """The one chart posted with the weekly chat digest, in ``digest.lang``: the label distribution,
     or module activity when no PR has a label; None for a week without PRs."""
     lang = digest.lang

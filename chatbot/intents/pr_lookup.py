@@ -15,7 +15,7 @@ from pydantic import Field
 from chatbot.cards import Card, message_card, pr_card
 from chatbot.i18n import tr
 from chatbot.intent import AnswerContext, Intent, ParseInput, QueryBase, compile_patterns
-from chatbot.models import AnalyzedPR, Digest
+from chatbot.models import AnalyzedPR, DigestText
 from chatbot.reverts import parse_revert
 
 
@@ -45,7 +45,7 @@ def parse(inp: ParseInput) -> PRLookupQuery | None:
     return None
 
 
-def _reverts(p: AnalyzedPR, d: Digest, ctx: AnswerContext) -> int | None:
+def _reverts(p: AnalyzedPR, d: DigestText, ctx: AnswerContext) -> int | None:
     """The PR that ``p`` reverts: the number in GitHub's revert title, else the PR of the quoted
     title merged before it (in the week, then in the stored history of :data:`REVERT_SEARCH_DAYS`)."""
     link = parse_revert(p.title)
@@ -79,7 +79,7 @@ def _reverted_later(p: AnalyzedPR, ctx: AnswerContext) -> int | None:
     return None
 
 
-def _card(p: AnalyzedPR, d: Digest, ctx: AnswerContext) -> Card:
+def _card(p: AnalyzedPR, d: DigestText, ctx: AnswerContext) -> Card:
     by = p.reverted_by if p.reverted_by is not None else _reverted_later(p, ctx)
     fixed = tuple(getattr(p, "fixed_by", ()) or ())
     return pr_card(p, d, limits=ctx.limits, reverts=_reverts(p, d, ctx), reverted_by=by, fixed_by=fixed)

@@ -1,1 +1,1 @@
-"""Text renderers of the digest (Markdown; later HTML): templates receive only the Digest."""
+"""Text renderers of the digest (Markdown; later HTML): templates receive only the DigestText."""

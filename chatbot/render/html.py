@@ -25,7 +25,7 @@ from markupsafe import Markup, escape
 
 from chatbot.history import Trends, WeekHistory, signed
 from chatbot.i18n import lines_text, tr
-from chatbot.models import AnalyzedPR, Digest
+from chatbot.models import AnalyzedPR, DigestText
 from chatbot.render.escape import one_line, safe_url
 
 SECTION_IDS = ("summary", "highlights", "trends", "risks", "key-prs", "recommendations")
@@ -214,7 +214,7 @@ def _lang_attr(lang: str) -> str:
 
 
 def render_html(
-    digest: Digest,
+    digest: DigestText,
     *,
     history: WeekHistory | None = None,
     trends: Trends | None = None,

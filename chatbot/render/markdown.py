@@ -1,7 +1,7 @@
-"""Markdown rendering of a :class:`~chatbot.models.Digest` (Jinja2 template ``digest.md.j2``).
+"""Markdown rendering of a :class:`~chatbot.models.DigestText` (Jinja2 template ``digest.md.j2``).
 
-The template receives only the Digest plus pure helpers (translation, escaping, number and list
-formatting); every number in the output comes from the Digest. Same Digest, same bytes.
+The template receives only the DigestText plus pure helpers (translation, escaping, number and list
+formatting); every number in the output comes from the DigestText. Same DigestText, same bytes.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ import jinja2
 from chatbot.takeaways import takeaways
 from chatbot.writer import prose_note
 from chatbot.i18n import lines_text, tr
-from chatbot.models import AnalyzedPR, Digest
+from chatbot.models import AnalyzedPR, DigestText
 from chatbot.render.escape import md_code, md_text, md_url
 
 
@@ -41,7 +41,7 @@ def markdown_env() -> jinja2.Environment:
 class _Helpers:
     """Formatting helpers bound to one digest's language and PR table."""
 
-    def __init__(self, digest: Digest) -> None:
+    def __init__(self, digest: DigestText) -> None:
         self.lang = digest.lang
         self.digest = digest
         self.prs = {p.number: p for p in digest.prs}
@@ -109,7 +109,7 @@ class _Helpers:
         return self.join(f"{md_text(th.name)} {self.paren(self.pr_refs(th.prs, 3))}" for th in themes)
 
 
-def render_markdown(digest: Digest) -> str:
+def render_markdown(digest: DigestText) -> str:
     """The digest as a Markdown document in ``digest.lang``; untrusted text is escaped."""
     start = digest.start
     last_day = digest.end - timedelta(days=1)

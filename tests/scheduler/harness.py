@@ -56,9 +56,9 @@ def harness(store, *, config: str | BotConfig = BR10, build=None, slack: Recordi
     metrics = Metrics()
     rows = [] if prs is None else prs
 
-    def default_build(repo_cfg, week, lang):
+    def default_build(repo_cfg, week, langs):
         return build_digest(rows, repo=repo_cfg.repo, week=week, rules=default_rules_for(repo_cfg.repo),
-                            tz=repo_cfg.week_tz, lang=lang)
+                            tz=repo_cfg.week_tz)
 
     deliverer = Deliverer(store, {"slack": slack}, clock=clock, sleep=ClockSleeper(None), settings=cfg.delivery,
                           metrics=metrics)

@@ -54,8 +54,8 @@ def _job(store, chart, *, slack=None, feishu=None, prs=None):
     rows = example_prs() if prs is None else prs
     metrics = Metrics()
 
-    def build(cfg, week, lang):
-        return build_digest(rows, repo=cfg.repo, week=week, rules=default_rules_for(cfg.repo), tz=cfg.week_tz, lang=lang)
+    def build(cfg, week, langs):
+        return build_digest(rows, repo=cfg.repo, week=week, rules=default_rules_for(cfg.repo), tz=cfg.week_tz)
 
     deliverer = Deliverer(store, {"slack": slack, "feishu": feishu}, clock=clock, sleep=ClockSleeper(clock),
                           metrics=metrics)

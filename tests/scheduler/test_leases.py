@@ -140,8 +140,8 @@ def test_periodic_reconciliation_resends_a_stale_part_and_clears_partial(store):
     slack.fail("C_DIGEST", 1, DeliveryError("no channel", reason="channel_not_found", permanent=True))
     prs = example_prs()
 
-    def build(repo_cfg, week, lang):
-        return build_digest(prs, repo=repo_cfg.repo, week=week, rules=default_rules_for(repo_cfg.repo), tz=repo_cfg.week_tz, lang=lang)
+    def build(repo_cfg, week, langs):
+        return build_digest(prs, repo=repo_cfg.repo, week=week, rules=default_rules_for(repo_cfg.repo), tz=repo_cfg.week_tz)
 
     metrics = Metrics()
     bot = create_bot(loaded, store, {"slack": slack}, clock=clock, sleep=ClockSleeper(clock), build=build,

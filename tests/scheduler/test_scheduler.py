@@ -124,13 +124,13 @@ def test_br15_rate_limit_reschedules_once_after_the_reset(store):
     calls = []
     reset = datetime(2024, 6, 17, 2, 0, tzinfo=timezone.utc)  # 10:00 Shanghai
 
-    def build(cfg, week, lang):
+    def build(cfg, week, langs):
         calls.append(datetime.now(timezone.utc))
         if len(calls) == 1:
             raise RateLimitedError("GitHub rate-limited until 02:00 UTC", reset_at=reset)
         from chatbot.digest import build_digest
         from chatbot.rules import default_rules_for
-        return build_digest([], repo=cfg.repo, week=week, rules=default_rules_for(cfg.repo), tz=cfg.week_tz, lang=lang)
+        return build_digest([], repo=cfg.repo, week=week, rules=default_rules_for(cfg.repo), tz=cfg.week_tz)
 
     slack = RecordingDelivery()
     with time_machine.travel(datetime(2024, 6, 17, 8, 59, 59, 500000, tzinfo=SH), tick=True) as t:
@@ -150,7 +150,7 @@ def test_br15_rate_limit_reschedules_once_after_the_reset(store):
 
 
 def test_br15_a_second_rate_limit_is_not_retried_again(store):
-    def build(cfg, week, lang):
+    def build(cfg, week, langs):
         raise RateLimitedError("GitHub rate-limited", reset_at=datetime.now(timezone.utc) + timedelta(hours=1))
 
     with time_machine.travel(datetime(2024, 6, 17, 8, 59, 59, 500000, tzinfo=SH), tick=True):
@@ -177,7 +177,7 @@ def test_br05_variant_through_the_scheduler_ends_without_an_exception(store):
 
 
 def test_a_crashing_builder_never_raises_into_apscheduler(store):
-    def build(cfg, week, lang):
+    def build(cfg, week, langs):
         raise RuntimeError("bug")
 
     with time_machine.travel(datetime(2024, 6, 17, 8, 59, 59, 500000, tzinfo=SH), tick=True):

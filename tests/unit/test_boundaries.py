@@ -16,7 +16,7 @@ import pytest
 
 from adapters.slack.blocks import ELLIPSIS, _cut, escape
 from chatbot.analysis import importance
-from chatbot.digest import build_digest
+from tests.digests import written_digest
 from chatbot.models import Author, FileChange, PullRequest
 from chatbot.queries import ModuleIndex
 from chatbot.rules import ImportanceWeights, Rules, shipped_rules
@@ -37,7 +37,7 @@ def pr(number, title="Change", files=(), at=START + timedelta(days=1), body=""):
 
 
 def digest(prs, rules=VLLM, tz="UTC", week=WEEK):
-    return build_digest(prs, repo="o/r", week=week, rules=rules, tz=tz)
+    return written_digest(prs, repo="o/r", week=week, rules=rules, tz=tz)
 
 
 def tags(prs, number, rules=VLLM):

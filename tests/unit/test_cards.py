@@ -43,11 +43,11 @@ def test_top_risks_is_configurable():
 
 def test_risks_answer_shows_the_top_risks(vllm_rules):
     from chatbot.cards import risks_card
-    from chatbot.digest import build_digest
+    from tests.digests import written_digest
     from chatbot.weeks import IsoWeek
     from tests.conftest import week_prs
 
-    d = build_digest(week_prs("2026-W20"), repo="vllm-project/vllm", week=IsoWeek.parse("2026-W20"), rules=vllm_rules)
+    d = written_digest(week_prs("2026-W20"), repo="vllm-project/vllm", week=IsoWeek.parse("2026-W20"), rules=vllm_rules)
     card = risks_card(d, report_url="https://prhub.example.com/r")
     top = [b for b in card.blocks if isinstance(b, PRList) and b.role == "risks"][0]
     assert [i.number for i in top.items] == risky_in_rank_order(d)[:8]
@@ -81,9 +81,9 @@ def test_card_is_frozen_and_strict():
 
 
 def test_empty_week_single_card(vllm_rules):
-    from chatbot.digest import build_digest
+    from tests.digests import written_digest
     from chatbot.weeks import IsoWeek
 
-    d = build_digest([], repo="a/b", week=IsoWeek.parse("2026-W30"), rules=vllm_rules)
+    d = written_digest([], repo="a/b", week=IsoWeek.parse("2026-W30"), rules=vllm_rules)
     cards = digest_cards(d)
     assert len(cards) == 1 and "No merged PRs found for 2026-W30." in str(cards[0].blocks)

@@ -8,14 +8,14 @@ from datetime import datetime
 import pytest
 
 from adapters.export.ghjson import parse_records
-from chatbot.digest import build_digest
+from tests.digests import written_digest
 from chatbot.render.markdown import render_markdown
 from chatbot.weeks import IsoWeek, load_zone
 from tests.conftest import shared_file, week_prs
 
 
 def digest(week, rules, lang="en", tz="UTC"):
-    return build_digest(week_prs(week), repo="vllm-project/vllm", week=IsoWeek.parse(week), rules=rules, lang=lang, tz=tz)
+    return written_digest(week_prs(week), repo="vllm-project/vllm", week=IsoWeek.parse(week), rules=rules, lang=lang, tz=tz)
 
 
 @pytest.fixture(scope="module")
@@ -154,7 +154,7 @@ def test_year_2025_every_week(vllm_rules):
     assert len(weeks) == 50
     total = 0
     for w in weeks:
-        d = build_digest(prs, repo="vllm-project/vllm", week=w, rules=vllm_rules)
+        d = written_digest(prs, repo="vllm-project/vllm", week=w, rules=vllm_rules)
         start, end = w.utc_window(utc)
         expected = sum(1 for r in raw if start <= datetime.fromisoformat(r["mergedAt"]) < end)
         assert d.total_prs == expected
@@ -163,7 +163,7 @@ def test_year_2025_every_week(vllm_rules):
 
 
 def test_empty_week_is_valid(vllm_rules):
-    d = build_digest(week_prs("2026-W20"), repo="vllm-project/vllm", week=IsoWeek.parse("2026-W30"), rules=vllm_rules)
+    d = written_digest(week_prs("2026-W20"), repo="vllm-project/vllm", week=IsoWeek.parse("2026-W30"), rules=vllm_rules)
     assert d.total_prs == 0 and d.key_prs == () and d.avg_importance == 0.0
     assert "No merged PRs found for 2026-W30." in render_markdown(d)
 

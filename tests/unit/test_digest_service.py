@@ -7,7 +7,8 @@ from datetime import datetime, timedelta, timezone
 
 import pytest
 
-from chatbot.digest import build_digest
+from chatbot.digest import write
+from tests.digests import written_digest
 from chatbot.digest_service import DigestService
 from chatbot.weeks import IsoWeek
 from tests.conftest import week_prs
@@ -39,10 +40,10 @@ def _service(prs, vllm_rules, calls, **kw):
 def test_one_analysis_for_both_languages_and_the_same_digests(prs, vllm_rules):
     calls: list = []
     svc = _service(prs, vllm_rules, calls)
-    en, zh = svc.digest(REPO, W20, "en"), svc.digest(REPO, W20, "zh")
+    en, zh = svc.written(REPO, W20, "en"), svc.written(REPO, W20, "zh")
     assert svc.analyses_built == 1 and calls == [(REPO, "2026-W20")]
-    assert en == build_digest(prs, repo=REPO, week=W20, rules=vllm_rules, lang="en")
-    assert zh == build_digest(prs, repo=REPO, week=W20, rules=vllm_rules, lang="zh")
+    assert en == written_digest(prs, repo=REPO, week=W20, rules=vllm_rules, lang="en")
+    assert zh == written_digest(prs, repo=REPO, week=W20, rules=vllm_rules, lang="zh")
     assert (en.total_prs, zh.total_prs, en.lang, zh.lang) == (217, 217, "en", "zh")
     assert [p.number for p in en.key_prs] == [p.number for p in zh.key_prs]
 
@@ -55,7 +56,14 @@ def test_the_step_sees_every_digest_before_rendering(prs, vllm_rules):
         return d.model_copy(update={"recommendations": d.recommendations[:1]})
 
     svc = _service(prs, vllm_rules, [], step=step)
-    assert len(svc.digest(REPO, W20, "zh").recommendations) == 1 and seen == ["zh"]
+    assert len(svc.written(REPO, W20, "zh").recommendations) == 1 and seen == ["zh"]
+    # one digest for both languages: the step writes each language once, the other keeps the rules' text
+    d = svc.digest(REPO, W20, langs=("en", "zh"))
+    assert seen == ["zh", "en"] and sorted(d.prose) == ["en", "zh"] and svc.analyses_built == 1
+    assert len(write(d, "en").recommendations) == 1
+    assert len(write(svc.digest(REPO, W20), "en").recommendations) > 1  # no prose asked: rule-written
+    svc.written(REPO, W20, "zh")
+    assert seen == ["zh", "en"]
 
 
 def test_ttl_on_the_clock_and_version_rebuild(prs, vllm_rules):
@@ -63,7 +71,7 @@ def test_ttl_on_the_clock_and_version_rebuild(prs, vllm_rules):
     svc = _service(prs, vllm_rules, calls, clock=clock, ttl=300, version=lambda repo: version[0])
     svc.digest(REPO, W20)
     clock.t += timedelta(seconds=299)
-    svc.digest(REPO, W20, "zh")
+    svc.written(REPO, W20, "zh")
     assert svc.analyses_built == 1
     clock.t += timedelta(seconds=1)  # exactly ttl: rebuilt
     svc.digest(REPO, W20)
@@ -77,7 +85,7 @@ def test_bad_language_and_ttl_without_clock(prs, vllm_rules):
     from chatbot.errors import InputError
 
     with pytest.raises(InputError, match="unsupported language 'fr': use en or zh"):
-        _service(prs, vllm_rules, []).digest(REPO, W20, "fr")
+        _service(prs, vllm_rules, []).written(REPO, W20, "fr")
     with pytest.raises(ValueError, match="ttl needs a clock"):
         _service(prs, vllm_rules, [], ttl=1)
 

@@ -1,7 +1,8 @@
 """The shipped generic rules on a small week of another repository (tests/fixtures)."""
 
 from adapters.export.ghjson import load_exports
-from chatbot.digest import build_digest, newest_week, repo_from_urls
+from chatbot.digest import newest_week, repo_from_urls
+from tests.digests import written_digest
 from chatbot.render.markdown import render_markdown
 from chatbot.rules import default_rules_for
 from tests.conftest import FIXTURES
@@ -13,7 +14,7 @@ def test_generic_rules_on_example_repo():
     assert repo == "example-org/example-repo"
     rules = default_rules_for(repo)
     week = newest_week(prs, "UTC")
-    d = build_digest(prs, repo=repo, week=week, rules=rules)
+    d = written_digest(prs, repo=repo, week=week, rules=rules)
     by = {p.number: p for p in d.prs}
     assert d.total_prs == 7 and str(week) == "2026-W20"
     assert by[101].modules == ("source",) and "missing-tests" in by[101].risk_tags

@@ -4,7 +4,7 @@ import re
 
 import pytest
 
-from chatbot.digest import build_digest
+from tests.digests import written_digest
 from chatbot.history import build_trends, week_history, week_stats
 from chatbot.i18n import tr
 from chatbot.render.html import SECTION_IDS, ChartImage, render_html
@@ -16,7 +16,7 @@ HEADINGS = ("h.summary", "h.highlights", "h.trends", "h.risks", "h.key_prs", "h.
 
 
 def digest(week, rules, lang, prs):
-    return build_digest(prs, repo="vllm-project/vllm", week=IsoWeek.parse(week), rules=rules, lang=lang)
+    return written_digest(prs, repo="vllm-project/vllm", week=IsoWeek.parse(week), rules=rules, lang=lang)
 
 
 @pytest.fixture(scope="module", params=["en", "zh"])

@@ -14,7 +14,7 @@ import pytest
 from adapters.feishu.cards import cards_to_feishu
 from adapters.slack.blocks import card_to_messages
 from chatbot.cards import digest_cards
-from chatbot.digest import build_digest
+from tests.digests import written_digest
 from chatbot.models import Author, FileChange, PullRequest
 from chatbot.render.html import render_html
 from chatbot.render.markdown import render_markdown
@@ -64,7 +64,7 @@ def _prs():
 
 
 def _digest(registry, lang="en"):
-    return build_digest(_prs(), repo="vllm-project/vllm", week=IsoWeek.parse("2026-W20"),
+    return written_digest(_prs(), repo="vllm-project/vllm", week=IsoWeek.parse("2026-W20"),
                         rules=shipped_rules("vllm"), lang=lang, risks=registry)
 
 

@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 from chatbot.cards import PRList
-from chatbot.digest import build_digest
+from tests.digests import written_digest
 from chatbot.slices import slice_card, slice_prs
 from chatbot.weeks import IsoWeek
 from tests.conftest import week_prs
 
 
 def _digest(vllm_rules, lang="en"):
-    return build_digest(week_prs("2026-W20"), repo="vllm-project/vllm", week=IsoWeek(2026, 20), rules=vllm_rules, lang=lang)
+    return written_digest(week_prs("2026-W20"), repo="vllm-project/vllm", week=IsoWeek(2026, 20), rules=vllm_rules, lang=lang)
 
 
 def test_slice_lists_each_matching_pr_once_in_rank_order(vllm_rules):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from chatbot.digest import build_digest
+from tests.digests import written_digest
 from chatbot.rules import parse_rules, shipped_rules
 from chatbot.storylines import series_stem
 from chatbot.takeaways import headline, takeaways
@@ -14,7 +14,7 @@ from tests.conftest import thread_prs, week_prs
 
 @pytest.fixture(scope="module")
 def w20():
-    return build_digest(thread_prs(), repo="vllm-project/vllm", week=IsoWeek(2026, 20), rules=shipped_rules("vllm"))
+    return written_digest(thread_prs(), repo="vllm-project/vllm", week=IsoWeek(2026, 20), rules=shipped_rules("vllm"))
 
 
 def test_storylines_of_the_threads_week(w20):
@@ -50,14 +50,14 @@ def test_every_finding_is_a_risk_item_with_quote_and_path(w20):
 
 
 def test_docs_only_prs_get_no_revert_security_or_core_advice(vllm_rules):
-    d = build_digest(week_prs("2026-W19"), repo="vllm-project/vllm", week=IsoWeek(2026, 19), rules=vllm_rules)
+    d = written_digest(week_prs("2026-W19"), repo="vllm-project/vllm", week=IsoWeek(2026, 19), rules=vllm_rules)
     by = {p.number: p for p in d.prs}
     assert by[41618].risk_tags == () and by[38920].risk_tags == ()  # mkdocs.yaml revert; docs/usage/security.md
     assert all("41618" not in r.text and "38920" not in r.text for r in d.recommendations)
 
 
 def test_a_later_weeks_revert_is_known_when_the_input_holds_it(vllm_rules):
-    d = build_digest(week_prs("2026-W19") + week_prs("2026-W20"), repo="vllm-project/vllm", week=IsoWeek(2026, 19),
+    d = written_digest(week_prs("2026-W19") + week_prs("2026-W20"), repo="vllm-project/vllm", week=IsoWeek(2026, 19),
                      rules=vllm_rules)
     assert {p.number: p.reverted_by for p in d.prs if p.reverted_by} == {39917: 42434}
 

@@ -8,7 +8,8 @@ import json
 
 import pytest
 
-from chatbot.digest import build_digest, pr_link
+from chatbot.digest import pr_link
+from tests.digests import written_digest
 from chatbot.models import BIDI_CONTROLS, PullRequest, strip_bidi
 from chatbot.rules import default_rules_for
 from chatbot.weeks import IsoWeek
@@ -41,7 +42,7 @@ def test_bidi_controls_are_removed_from_every_pr_text_field():
     })
     assert pr.title == "[Bugfix] fix txt.exe" and pr.body == "body" and pr.author.login == "mallory"
     assert pr.labels == ("bug",) and pr.files[0].path == "src/a.py"
-    d = build_digest([pr], repo=REPO, week=IsoWeek.parse("2026-W20"), rules=default_rules_for(REPO))
+    d = written_digest([pr], repo=REPO, week=IsoWeek.parse("2026-W20"), rules=default_rules_for(REPO))
     dumped = d.model_dump_json()
     assert not any(chr(c) in dumped for c in BIDI_CONTROLS) and json.loads(dumped)
     assert d.key_prs and all(p.url == "" for p in d.key_prs) and "evil.example" not in dumped
@@ -66,7 +67,7 @@ def test_control_characters_are_removed_from_pr_text_before_markdown_and_html():
     assert pr.title == "[Bugfix] fix [31mred[0m title" and pr.body == "line 1\nline\t2"
     assert pr.author.login == "mallory" and pr.labels == ("bug",) and pr.files[0].path == "src/a.py"
     rules = default_rules_for(REPO)
-    d = build_digest([pr], repo=REPO, week=IsoWeek.parse("2026-W20"), rules=rules)
+    d = written_digest([pr], repo=REPO, week=IsoWeek.parse("2026-W20"), rules=rules)
     html = output_format("html").render(Rendering(d, build_report(d, PrList([pr]), rules))).decode("utf-8")
     for text in (render_markdown(d), html):
         assert "31mred" in text and "mallory" in text

@@ -125,12 +125,12 @@ def test_text_runs_keep_spacing():
 
 
 def test_real_week_cards(vllm_rules):
-    from chatbot.digest import build_digest
+    from tests.digests import written_digest
     from chatbot.weeks import IsoWeek
     from tests.conftest import week_prs
 
     for lang in ("en", "zh"):
-        d = build_digest(week_prs("2026-W20"), repo="vllm-project/vllm", week=IsoWeek.parse("2026-W20"), rules=vllm_rules, lang=lang)
+        d = written_digest(week_prs("2026-W20"), repo="vllm-project/vllm", week=IsoWeek.parse("2026-W20"), rules=vllm_rules, lang=lang)
         cards = cards_to_feishu(digest_cards(d))
         assert all(request_body_bytes(c) <= MAX_CARD_BYTES for c in cards)
         text = "\n".join(markdown_of(c) for c in cards)

@@ -4,7 +4,7 @@ from datetime import datetime, timezone
 
 import pytest
 
-from chatbot.digest import build_digest
+from tests.digests import written_digest
 from chatbot.rules import shipped_rules
 from chatbot.weeks import IsoWeek
 from tests.conftest import week_prs
@@ -20,8 +20,8 @@ def test_github_digest_equals_file_digest(fake, make_source, week):
     start, end = iso.utc_window(timezone.utc)
     result = make_source().merged_between(VLLM_REPO, start, end)
     rules = shipped_rules("vllm")
-    from_file = build_digest(file_prs, repo=VLLM_REPO, week=iso, rules=rules)
-    from_github = build_digest(result.prs, repo=VLLM_REPO, week=iso, rules=rules)
+    from_file = written_digest(file_prs, repo=VLLM_REPO, week=iso, rules=rules)
+    from_github = written_digest(result.prs, repo=VLLM_REPO, week=iso, rules=rules)
     pick = lambda d: [{k: getattr(p, k) for k in FIELDS} for p in d.prs]  # noqa: E731
     assert pick(from_github) == pick(from_file)
     assert from_github.total_prs == from_file.total_prs == len(result.prs)

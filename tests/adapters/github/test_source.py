@@ -11,7 +11,7 @@ import pytest
 from adapters.github import transport
 from adapters.github.queries import SEARCH_QUERY
 from adapters.github.transport import RetryPolicy
-from chatbot.digest import build_digest
+from tests.digests import written_digest
 from chatbot.errors import InputError, PrhubError, RateLimitedError, SourceError, SourcePermissionError
 from chatbot.rules import shipped_rules
 from chatbot.weeks import IsoWeek
@@ -56,7 +56,7 @@ def test_review_data_reaches_the_domain_model(fake, make_source):
     assert len(prs[2005].review_threads) == 60  # threads continued past the first page of 50
     bot = prs[2007]
     assert bot.author.login == "dependabot[bot]" and bot.author.is_bot and bot.co_authors == ("Claude", "mergify[bot]")
-    d = build_digest(prs.values(), repo=EXAMPLE_REPO, week=IsoWeek(2026, 20), rules=shipped_rules("vllm"))
+    d = written_digest(prs.values(), repo=EXAMPLE_REPO, week=IsoWeek(2026, 20), rules=shipped_rules("vllm"))
     tags = {p.number: p.risk_tags for p in d.prs}
     assert {"review-open", "bot-review-flag", "no-human-approval"} <= set(tags[2004])
     assert "no-human-approval" not in tags[2005] and "review-open" not in tags[2005]
@@ -68,7 +68,7 @@ def test_patches_option_fills_added_asserts_at_a_cost(fake, make_source):
     assert prs[2004].added_asserts == ("vllm/core/scheduler.py",)
     rest = [path for method, path, _ in fake.log if method == "GET"]
     assert any("/pulls/2004/files" in p for p in rest) and not any("/pulls/2001/files" in p for p in rest)
-    d = build_digest(result.prs, repo=EXAMPLE_REPO, week=IsoWeek(2026, 20), rules=shipped_rules("vllm"))
+    d = written_digest(result.prs, repo=EXAMPLE_REPO, week=IsoWeek(2026, 20), rules=shipped_rules("vllm"))
     assert "assert-runtime-check" in next(p for p in d.prs if p.number == 2004).risk_tags
 
 
@@ -257,7 +257,7 @@ def test_5xx_retried_with_bounded_backoff(fake, make_source, sleeps):
 
 def test_br16a_file_41_of_45_gets_the_attention_module(fake, make_source):
     prs = make_source().merged_between(EXAMPLE_REPO, *W20).prs
-    d = build_digest(prs, repo=EXAMPLE_REPO, week=IsoWeek(2026, 20), rules=shipped_rules("vllm"))
+    d = written_digest(prs, repo=EXAMPLE_REPO, week=IsoWeek(2026, 20), rules=shipped_rules("vllm"))
     by = {p.number: p for p in d.prs}
     assert "attention" in by[2001].modules  # 45 files: file 41 is csrc/attention/paged_attention.cu
     assert "attention" in by[2006].modules  # 145 files: file 141 comes from the follow-up page
@@ -267,7 +267,7 @@ def test_br16b_truncated_file_list_is_flagged_not_raised(fake, make_source):
     prs = make_source().merged_between(EXAMPLE_REPO, *W20).prs
     pr = next(p for p in prs if p.number == 2002)
     assert pr.changed_files == 3500 and len(pr.files) == 3000
-    d = build_digest(prs, repo=EXAMPLE_REPO, week=IsoWeek(2026, 20), rules=shipped_rules("vllm"))
+    d = written_digest(prs, repo=EXAMPLE_REPO, week=IsoWeek(2026, 20), rules=shipped_rules("vllm"))
     a = next(p for p in d.prs if p.number == 2002)
     assert "large-change" in a.risk_tags and "3,500" in a.risk_reasons["large-change"] and "3,000" in a.risk_reasons["large-change"]
 

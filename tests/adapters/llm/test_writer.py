@@ -11,7 +11,7 @@ import json
 import pytest
 
 from adapters.llm.client import OpenAIModelClient
-from chatbot.digest import build_digest
+from tests.digests import written_digest
 from chatbot.render.markdown import render_markdown
 from chatbot.rules import shipped_rules
 from chatbot.weeks import IsoWeek
@@ -26,7 +26,7 @@ MODEL = "Qwen/Qwen3-8B"
 def digests():
     rules = shipped_rules("vllm")
     prs = thread_prs()
-    return {lang: build_digest(prs, repo="vllm-project/vllm", week=IsoWeek(2026, 20), rules=rules, lang=lang)
+    return {lang: written_digest(prs, repo="vllm-project/vllm", week=IsoWeek(2026, 20), rules=rules, lang=lang)
             for lang in ("en", "zh")}
 
 

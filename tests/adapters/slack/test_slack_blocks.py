@@ -118,12 +118,12 @@ def test_one_monster_title_cannot_break_a_message():
 
 
 def test_real_week_payloads(vllm_rules):
-    from chatbot.digest import build_digest
+    from tests.digests import written_digest
     from chatbot.weeks import IsoWeek
     from tests.conftest import week_prs
 
     for lang in ("en", "zh"):
-        d = build_digest(week_prs("2026-W20"), repo="vllm-project/vllm", week=IsoWeek.parse("2026-W20"), rules=vllm_rules, lang=lang)
+        d = written_digest(week_prs("2026-W20"), repo="vllm-project/vllm", week=IsoWeek.parse("2026-W20"), rules=vllm_rules, lang=lang)
         msgs = card_to_messages(digest_cards(d, report_url="https://prhub.example.com/r"))
         for m in msgs:
             check_message(m)
@@ -139,14 +139,14 @@ def test_a_300_pr_week_fits_in_four_messages(vllm_rules):
     """W20's 217 real PRs plus the first 83 of W19 moved a week later: 300 merged PRs."""
     from datetime import timedelta
 
-    from chatbot.digest import build_digest
+    from tests.digests import written_digest
     from chatbot.weeks import IsoWeek
     from tests.conftest import week_prs
 
     w19 = sorted(week_prs("2026-W19"), key=lambda p: p.number)[:83]
     prs = week_prs("2026-W20") + [p.model_copy(update={"merged_at": p.merged_at + timedelta(days=7)}) for p in w19]
     for lang in ("en", "zh"):
-        d = build_digest(prs, repo="vllm-project/vllm", week=IsoWeek.parse("2026-W20"), rules=vllm_rules, lang=lang)
+        d = written_digest(prs, repo="vllm-project/vllm", week=IsoWeek.parse("2026-W20"), rules=vllm_rules, lang=lang)
         assert d.total_prs == 300
         risky = sum(1 for p in d.prs if p.risk_tags)
         msgs = card_to_messages(digest_cards(d, report_url="https://prhub.example.com/r"))

@@ -9,7 +9,7 @@ from datetime import datetime, timedelta, timezone
 import pytest
 from sqlalchemy import event
 
-from chatbot.digest import build_digest
+from tests.digests import written_digest
 from chatbot.models import Author, PullRequest
 from chatbot.rules import shipped_rules
 from chatbot.weeks import IsoWeek
@@ -90,7 +90,7 @@ def test_history_equals_the_whole_history_definition(store):
     rules = shipped_rules("vllm")
     week = IsoWeek.parse("2026-W20")
     start, _ = utc_window("2026-W20")
-    d = build_digest(store.merged_between(REPO, start - timedelta(days=7), start + timedelta(days=7)), repo=REPO,
+    d = written_digest(store.merged_between(REPO, start - timedelta(days=7), start + timedelta(days=7)), repo=REPO,
                      week=week, rules=rules)
     earlier = [p for p in prs if p.merged_at < start]
     humans = {p.author.login for p in earlier if p.author and not p.author.is_bot and not p.author.login.endswith("[bot]")}
