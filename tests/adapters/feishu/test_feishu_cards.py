@@ -99,11 +99,11 @@ def test_hostile_titles_stay_inert_with_lighter_escaping():
 
 
 def test_digits_mid_line_are_not_entities_in_the_real_weeks(vllm_rules):
-    from chatbot.digest import build_digest
+    from tests.digests import written_digest
     from chatbot.weeks import IsoWeek
     from tests.conftest import week_prs
 
-    d = build_digest(week_prs("2026-W20"), repo="vllm-project/vllm", week=IsoWeek.parse("2026-W20"), rules=vllm_rules, lang="zh")
+    d = written_digest(week_prs("2026-W20"), repo="vllm-project/vllm", week=IsoWeek.parse("2026-W20"), rules=vllm_rules, lang="zh")
     text = "\n".join(markdown_of(c) for c in cards_to_feishu(digest_cards(d)))
     assert not re.findall(r"&#(4[89]|5[0-7]|43);", text)  # no digit or + entity anywhere in this week
     assert f"**平均重要度**: {d.avg_importance:.1f}" in text and "gpu_model_runner.py" in text
