@@ -23,6 +23,7 @@ sys.path.insert(0, str(ROOT))
 from adapters.github.search import merged_search  # noqa: E402
 from adapters.github.source import GitHubPullRequestSource  # noqa: E402
 from adapters.github.transport import RequestCounter, counting_github  # noqa: E402
+from prhub.clock import SYSTEM_CLOCK  # noqa: E402
 from tests.fakes.github_server import VLLM_DIR, VLLM_REPO, FakeGitHub, load_schema  # noqa: E402
 
 TOKEN = "benchmark-token"
@@ -79,7 +80,7 @@ def backfill() -> int:
         requests = fake.requests
         searches = sum("PrhubMergedPulls" in body for body in fake.bodies)
         fake.reset_log()
-        single = GitHubPullRequestSource(TOKEN, base_url=fake.base_url)  # one week at a time, for comparison
+        single = GitHubPullRequestSource(TOKEN, clock=SYSTEM_CLOCK, base_url=fake.base_url)  # one week at a time, for comparison
         for week in weeks:
             single.merged_between(VLLM_REPO, *week.utc_window(ZoneInfo("UTC")))
     prs = sum(len(o.prs) for o in outcomes)
@@ -100,7 +101,7 @@ def main() -> int:
         t0 = time.perf_counter()
         naive_requests, naive_prs = naive(fake.base_url)
         t1 = time.perf_counter()
-        source = GitHubPullRequestSource(TOKEN, base_url=fake.base_url)
+        source = GitHubPullRequestSource(TOKEN, clock=SYSTEM_CLOCK, base_url=fake.base_url)
         result = source.merged_between(VLLM_REPO, START, END)
         t2 = time.perf_counter()
         server_side = fake.requests

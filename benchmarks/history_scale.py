@@ -70,11 +70,12 @@ def build_file(scale: int, out: Path) -> None:
 def measure(kind: str, url: str, path: str, week: str) -> None:
     """In this (fresh) process: run ``kind`` once and print ``cpu_s peak_mib``."""
     from adapters.storage import SqlStore
+    from prhub.clock import SYSTEM_CLOCK
     from prhub import bootstrap
     from prhub.report import StoreReports, week_digest
     from chatbot.weeks import IsoWeek
 
-    store = SqlStore.open(url)
+    store = SqlStore.open(url, clock=SYSTEM_CLOCK)
     rules = bootstrap.rules_for(REPO, None)
     if kind in ("report", "archive"):  # warm what every request of a running server has loaded already
         import adapters.report.charts  # noqa: F401

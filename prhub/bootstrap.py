@@ -121,7 +121,7 @@ def open_store(db: str | None) -> SqlStore:
     """
     from adapters.storage import SqlStore
 
-    return SqlStore.open(database_url(db))
+    return SqlStore.open(database_url(db), clock=SYSTEM_CLOCK)
 
 
 def read_store(repo: str | None, week: IsoWeek | None, tz: str, *, db: str | None) -> tuple[IsoWeek, ParsedExport]:
@@ -321,7 +321,7 @@ def github_source(*, base_url: str | None = None, progress: Callable[[Any], None
         where = "--github-url" if base_url else GITHUB_URL_ENV
         raise InputError(f"{where} {url!r} is not an http(s) URL: use e.g. https://api.github.com "
                          "or https://HOST/api/v3 for GitHub Enterprise")
-    return GitHubPullRequestSource(token, base_url=url, progress=progress, patches=patches)
+    return GitHubPullRequestSource(token, clock=SYSTEM_CLOCK, base_url=url, progress=progress, patches=patches)
 
 
 def read_store_range(repo: str, weeks: list[IsoWeek], tz: str, *, db: str | None) -> ParsedExport:

@@ -76,7 +76,7 @@ class PrSync:
         self.clock = clock
         self.counter = RequestCounter()
         self.probe = MergedCountProbe(token, base_url=base_url, counter=self.counter)
-        self.source = GitHubPullRequestSource(token, base_url=base_url, page_size=page_size)
+        self.source = GitHubPullRequestSource(token, clock=clock, base_url=base_url, page_size=page_size)
         self._pending: dict[str, datetime] = {}
         self._lock = threading.Lock()
 

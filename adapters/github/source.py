@@ -37,7 +37,7 @@ from adapters.github.transport import (DEFAULT_BASE_URL, QueryTooHeavy, RequestC
                                        graphql)
 from chatbot.errors import InputError, SourceError
 from chatbot.models import PullRequest
-from chatbot.ports import FetchResult
+from chatbot.ports import Clock, FetchResult
 
 log = logging.getLogger(__name__)
 
@@ -117,6 +117,7 @@ class GitHubPullRequestSource:
             count reaches it are split (by day, then by halves).
         followup_batch: PR connections continued per follow-up request.
         patches: also fetch REST file patches to fill ``added_asserts`` (costs requests, see module doc).
+        clock: the clock rate-limit resets are measured on (aware UTC), for the default ``policy``.
         policy: rate-limit and retry policy (wait cap, sleeper, clock); default waits at most 600 s.
         progress: called after every page with a :class:`FetchProgress` (UI stays in ``prhub``).
         timeout: socket timeout per request, seconds.
@@ -126,6 +127,7 @@ class GitHubPullRequestSource:
         self,
         token: str | None,
         *,
+        clock: Clock,
         base_url: str = DEFAULT_BASE_URL,
         page_size: int = 50,
         search_cap: int = 1000,
@@ -144,7 +146,7 @@ class GitHubPullRequestSource:
         self.search_cap = search_cap
         self.followup_batch = max(1, followup_batch)
         self.patches = patches
-        self.policy = policy or RetryPolicy()
+        self.policy = policy or RetryPolicy(clock=clock)
         self.progress = progress
         self.counter = RequestCounter()
         self._github = counting_github(token, self.base_url, self.counter, timeout=timeout)

@@ -32,17 +32,12 @@ from github.Requester import HTTPRequestsConnectionClass, HTTPSRequestsConnectio
 from tenacity import RetryCallState, Retrying, retry_if_exception_type, stop_after_attempt
 
 from chatbot.errors import RateLimitedError, SourceError, SourcePermissionError
+from chatbot.ports import Clock
 
 log = logging.getLogger(__name__)
 
 DEFAULT_BASE_URL = "https://api.github.com"
 Sleeper = Callable[[float], None]
-Now = Callable[[], datetime]
-
-
-def utc_now() -> datetime:
-    """The current instant, aware UTC."""
-    return datetime.now(timezone.utc)
 
 
 class RequestCounter:
@@ -157,7 +152,8 @@ class RetryPolicy:
         secondary_wait: wait for a secondary limit without ``Retry-After``, seconds.
         rate_attempts: attempts per request across rate-limit waits.
         sleeper: called with seconds to wait (``time.sleep``; tests inject a recorder).
-        now: the current instant, aware UTC (tests inject a fixed clock).
+        clock: the :class:`chatbot.ports.Clock` rate-limit resets are measured on (aware UTC;
+            ``prhub/clock.py``'s in production, tests inject a fixed one). Required.
     """
 
     max_wait: float = 600.0
@@ -166,7 +162,7 @@ class RetryPolicy:
     secondary_wait: float = 60.0
     rate_attempts: int = 4
     sleeper: Sleeper = time.sleep
-    now: Now = utc_now
+    clock: Clock = field(kw_only=True)
     waits: list[float] = field(default_factory=list)
     """Every wait actually requested, seconds (for logs and tests)."""
 
@@ -177,7 +173,7 @@ class RetryPolicy:
             reset_at = None
         if reset_at is None:
             return _Retry(self.secondary_wait, f"{what}: no reset time given")
-        wait = max((reset_at - self.now()).total_seconds(), 0.0) + 1.0
+        wait = max((reset_at - self.clock.now()).total_seconds(), 0.0) + 1.0
         if wait > self.max_wait:
             return RateLimitedError(
                 f"GitHub rate-limited until {reset_at:%H:%M} UTC ({what}); the wait of {wait / 60:.0f} min exceeds "
@@ -201,7 +197,7 @@ class RetryPolicy:
                 except ValueError:
                     wait = self.secondary_wait
                 if wait > self.max_wait:
-                    reset_at = self.now() + timedelta(seconds=wait)
+                    reset_at = self.clock.now() + timedelta(seconds=wait)
                     return RateLimitedError(
                         f"GitHub rate-limited until {reset_at:%H:%M} UTC (secondary limit, Retry-After {wait:.0f} s "
                         f"exceeds the {self.max_wait:.0f} s cap): try again after that", reset_at)

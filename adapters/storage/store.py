@@ -14,7 +14,7 @@ import threading
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from datetime import datetime
-from datetime import timedelta, timezone
+from datetime import timedelta
 from pathlib import Path
 from types import TracebackType
 from typing import TYPE_CHECKING, Any
@@ -33,7 +33,8 @@ from adapters.storage.schema import APPROVALS  # approvals of the weekly post
 from chatbot.approvals import PENDING, ApprovalRecord, State
 from chatbot.errors import InputError
 from chatbot.models import PullRequest
-from chatbot.ports import WeekFetch
+from chatbot.deliveries import DeliveryKey, DeliveryRecord
+from chatbot.ports import Clock, WeekFetch
 from chatbot.subscriptions import Subscription
 
 if TYPE_CHECKING:  # Alembic is imported when a store is opened, not with this module
@@ -136,19 +137,23 @@ class SqlStore:
     handler (``timeout`` 30 s).
     """
 
-    def __init__(self, engine: Engine, url: str) -> None:
-        """Wrap an engine whose schema is already at head (use :meth:`open` instead)."""
+    def __init__(self, engine: Engine, url: str, clock: Clock) -> None:
+        """Wrap an engine whose schema is already at head (use :meth:`open` instead); ``clock``
+        stamps rows the caller gives no time for (subscriptions, cached summaries)."""
         self._engine = engine
         self._url = url
         self._write_turn = threading.RLock() if engine.dialect.name == "sqlite" else None
+        self._clock = clock
 
     # -- opening -------------------------------------------------------------------------------
 
     @classmethod
-    def open(cls, url: str, *, migrate: bool = True) -> SqlStore:
+    def open(cls, url: str, *, clock: Clock, migrate: bool = True) -> SqlStore:
         """Connect to ``url`` and upgrade its schema to the newest revision (Alembic ``upgrade head``).
 
         Args:
+            clock: the clock that stamps ``created_at`` of subscriptions and cached summaries
+                (``prhub/clock.py``'s in production; tests inject their own).
             url: ``sqlite:///PATH`` (the file's directory must exist) or
                 ``postgresql+psycopg://user:password@host:port/db``; ``postgresql://`` and
                 ``postgres://`` mean the psycopg 3 driver.
@@ -186,7 +191,7 @@ class SqlStore:
             raise StoreError(f"cannot use database {shown}: {scrub(str(exc), url)}") from None
         if parsed.get_backend_name() == "sqlite":
             _sqlite_wal(engine)
-        store = cls(engine, url)
+        store = cls(engine, url, clock)
         try:
             with store._errors("opening"):
                 with engine.connect() as conn:
@@ -487,7 +492,7 @@ class SqlStore:
         with self._errors("checking"), self._engine.connect() as conn:
             conn.execute(text("SELECT 1"))
 
-    def claim_delivery(self, key: Any, now: datetime, owner: str | None = None) -> tuple[bool, Any]:
+    def claim_delivery(self, key: DeliveryKey, now: datetime, owner: str | None = None) -> tuple[bool, DeliveryRecord]:
         """Insert the delivery ``key`` (a :class:`chatbot.deliveries.DeliveryKey`) as ``sending``
         held by ``owner`` unless its row exists (``INSERT ... ON CONFLICT DO NOTHING`` on ``uq_deliveries_key``).
 
@@ -511,7 +516,7 @@ class SqlStore:
             row = conn.execute(select(t).where(*self._delivery_where(key))).mappings().one()
         return won, self._delivery_record(row)
 
-    def take_over_delivery(self, key: Any, seen: Any, now: datetime, owner: str | None = None) -> bool:
+    def take_over_delivery(self, key: DeliveryKey, seen: DeliveryRecord, now: datetime, owner: str | None = None) -> bool:
         """Compare-and-set the row of ``key`` back to ``sending`` held by ``owner`` (``updated_at = now``,
         reason cleared) only while its status and ``updated_at`` are still those of ``seen``.
 
@@ -529,7 +534,7 @@ class SqlStore:
                                .values(status="sending", reason=None, updated_at=now, owner=owner))
             return res.rowcount == 1
 
-    def renew_delivery(self, key: Any, owner: str, now: datetime) -> bool:
+    def renew_delivery(self, key: DeliveryKey, owner: str, now: datetime) -> bool:
         """Heartbeat of a lease: ``updated_at = now`` on the ``sending`` row of ``key`` held by ``owner``.
 
         Returns:
@@ -545,7 +550,7 @@ class SqlStore:
                                .values(updated_at=now))
             return res.rowcount == 1
 
-    def release_delivery(self, key: Any, owner: str, now: datetime) -> bool:
+    def release_delivery(self, key: DeliveryKey, owner: str, now: datetime) -> bool:
         """Hand the ``sending`` row of ``key`` held by ``owner`` back (owner ``released``, status
         kept ``sending``, ``updated_at = now``) so the next process takes it over at once.
 
@@ -563,7 +568,7 @@ class SqlStore:
                                .values(owner=RELEASED, updated_at=now))
             return res.rowcount == 1
 
-    def unfinished_deliveries(self) -> list[Any]:
+    def unfinished_deliveries(self) -> list[DeliveryRecord]:
         """Every ``sending`` row, as :class:`chatbot.deliveries.DeliveryRecord`, ordered by repo,
         week, platform, destination, kind, part (uses ``ix_deliveries_status``).
 
@@ -577,7 +582,7 @@ class SqlStore:
         with self._errors("reading the delivery log"), self._engine.connect() as conn:
             return [self._delivery_record(r) for r in conn.execute(stmt).mappings().all()]
 
-    def touch_delivery(self, key: Any, attempts: int, now: datetime) -> None:
+    def touch_delivery(self, key: DeliveryKey, attempts: int, now: datetime) -> None:
         """Record attempt number ``attempts`` of ``key`` (``updated_at = now``).
 
         Raises:
@@ -588,7 +593,7 @@ class SqlStore:
         with self._errors("recording a delivery attempt", writing=True), self._engine.begin() as conn:
             conn.execute(t.update().where(*self._delivery_where(key)).values(attempts=attempts, updated_at=now))
 
-    def mark_delivery_sent(self, key: Any, message_id: str, thread_id: str | None, now: datetime) -> None:
+    def mark_delivery_sent(self, key: DeliveryKey, message_id: str, thread_id: str | None, now: datetime) -> None:
         """Set the row of ``key`` ``sent`` with the platform ``message_id`` and ``thread_id``.
 
         Raises:
@@ -600,7 +605,7 @@ class SqlStore:
             conn.execute(t.update().where(*self._delivery_where(key))
                          .values(status="sent", message_id=message_id, thread_id=thread_id, reason=None, updated_at=now))
 
-    def mark_delivery_failed(self, key: Any, reason: str, now: datetime) -> None:
+    def mark_delivery_failed(self, key: DeliveryKey, reason: str, now: datetime) -> None:
         """Set the row of ``key`` ``failed`` with ``reason`` (unless it is already ``sent``).
 
         Raises:
@@ -612,7 +617,7 @@ class SqlStore:
             conn.execute(t.update().where(*self._delivery_where(key), t.c.status != "sent")
                          .values(status="failed", reason=reason[:500], updated_at=now))
 
-    def deliveries_of(self, repo: str, week: str, kind: str | None = None) -> list[Any]:
+    def deliveries_of(self, repo: str, week: str, kind: str | None = None) -> list[DeliveryRecord]:
         """Delivery-log rows of ``repo`` and ``week`` (of ``kind`` when given), as
         :class:`chatbot.deliveries.DeliveryRecord`, ordered by platform, destination, kind, part.
 
@@ -628,7 +633,7 @@ class SqlStore:
         with self._errors("reading the delivery log"), self._engine.connect() as conn:
             return [self._delivery_record(r) for r in conn.execute(stmt).mappings().all()]
 
-    def subscriptions_for_repo(self, repo: str) -> list[Any]:
+    def subscriptions_for_repo(self, repo: str) -> list[Subscription]:
         """Every subscription to ``repo`` (normalised), as :class:`chatbot.subscriptions.Subscription`,
         ordered by platform, workspace, subscriber kind, subscriber and module.
 
@@ -636,7 +641,7 @@ class SqlStore:
             StoreError: a database error.
         """
         from adapters.storage.schema import SUBSCRIPTIONS as s
-        from chatbot.subscriptions import Subscription, normalise
+        from chatbot.subscriptions import normalise
 
         stmt = (select(s).where(s.c.repo == normalise(repo))
                 .order_by(s.c.platform, s.c.workspace, s.c.subscriber_kind, s.c.subscriber_id, s.c.module))
@@ -646,16 +651,14 @@ class SqlStore:
                              subscriber=r["subscriber_id"], repo=r["repo"], module=r["module"]) for r in rows]
 
     @staticmethod
-    def _delivery_where(key: Any) -> list[Any]:
+    def _delivery_where(key: DeliveryKey) -> list[Any]:
         from adapters.storage.schema import DELIVERIES as t
 
         return [t.c.repo == key.repo, t.c.week == key.week, t.c.platform == key.platform,
                 t.c.destination == key.destination, t.c.kind == key.kind, t.c.part == key.part]
 
     @staticmethod
-    def _delivery_record(r: Any) -> Any:
-        from chatbot.deliveries import DeliveryKey, DeliveryRecord
-
+    def _delivery_record(r: Any) -> DeliveryRecord:
         key = DeliveryKey(r["repo"], r["week"], r["platform"], r["destination"], r["kind"], r["part"])
         return DeliveryRecord(key=key, status=r["status"], message_id=r["message_id"], thread_id=r["thread_id"],
                               attempts=r["attempts"], reason=r["reason"], created_at=r["created_at"],
@@ -681,7 +684,7 @@ class SqlStore:
         t = SUBSCRIPTIONS
         row = {"platform": sub.platform, "workspace": sub.workspace, "subscriber_kind": sub.kind,
                "subscriber_id": sub.subscriber, "repo": sub.repo, "module": sub.module,
-               "created_at": datetime.now(timezone.utc)}
+               "created_at": self._clock.now()}
         with self._errors("subscribing", writing=True), self._engine.begin() as conn:
             stmt = (
                 self._insert(conn)(t).values(row)
@@ -761,7 +764,7 @@ class SqlStore:
             conn.execute(self._insert(conn)(t).values(
                 subject=subject, content_sha256=content_hash, model=model, payload=payload,
                 prompt_tokens=prompt_tokens, completion_tokens=completion_tokens,
-                created_at=datetime.now(timezone.utc),
+                created_at=self._clock.now(),
             ).on_conflict_do_nothing(index_elements=[t.c.subject, t.c.content_sha256, t.c.model]))
 
     # -- approvals of the weekly post (chatbot.approvals.ApprovalBook) -------------------------

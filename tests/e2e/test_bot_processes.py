@@ -14,6 +14,8 @@ from datetime import datetime, timezone
 import pytest
 
 from adapters.storage import SqlStore
+
+from prhub.clock import SYSTEM_CLOCK
 from scheduler.config import cron_trigger
 from scheduler.jobs import week_for
 from scheduler.service import previous_fire_time
@@ -148,7 +150,7 @@ def test_two_serve_processes_on_one_postgresql_database_post_once(db_url, tmp_pa
     if not db_url.startswith("postgresql"):
         pytest.skip("two servers share one PostgreSQL database (PRHUB_TEST_DATABASE_URL)")
     config, week = _serve_pair_setup(tmp_path)
-    with FakeSlack() as slack, FakeFeishu() as feishu, SqlStore.open(db_url) as store:
+    with FakeSlack() as slack, FakeFeishu() as feishu, SqlStore.open(db_url, clock=SYSTEM_CLOCK) as store:
         env = subprocess_env(slack, feishu, db_url)
         ports = [free_port(), free_port()]
         procs = [_serve(config, env, p) for p in ports]
@@ -178,7 +180,7 @@ def test_two_serve_processes_on_one_postgresql_database_post_once(db_url, tmp_pa
 
 def test_serve_health_metrics_and_sigterm(db_url, tmp_path):
     config, week = _serve_pair_setup(tmp_path)
-    with FakeSlack() as slack, FakeFeishu() as feishu, SqlStore.open(db_url) as store:
+    with FakeSlack() as slack, FakeFeishu() as feishu, SqlStore.open(db_url, clock=SYSTEM_CLOCK) as store:
         env = subprocess_env(slack, feishu, db_url)
         port = free_port()
         proc = _serve(config, env, port)

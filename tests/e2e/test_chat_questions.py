@@ -25,9 +25,10 @@ WEEKS = [f"2026-W{n}" for n in range(15, 21)]
 def stored_weeks(tmp_path_factory):
     """A SQLite store holding 2026-W15..W20 (written once; each bot gets a copy)."""
     from adapters.storage import SqlStore
+    from prhub.clock import SYSTEM_CLOCK
 
     path = tmp_path_factory.mktemp("weeks") / "weeks.db"
-    with SqlStore.open(f"sqlite:///{path}") as store:
+    with SqlStore.open(f"sqlite:///{path}", clock=SYSTEM_CLOCK) as store:
         store.upsert_prs(REPO, [p for w in WEEKS for p in week_prs(w)])
     return path
 

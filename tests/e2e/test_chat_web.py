@@ -68,9 +68,10 @@ def test_done_when_through_fake_slack_and_fake_feishu(tmp_path, clock, provider)
 
 def test_answers_from_the_store(tmp_path, clock):
     from adapters.storage import SqlStore
+    from prhub.clock import SYSTEM_CLOCK
 
     db = f"sqlite:///{tmp_path / 'bot.db'}"
-    with SqlStore.open(db) as store:
+    with SqlStore.open(db, clock=SYSTEM_CLOCK) as store:
         store.upsert_prs(REPO, week_prs("2026-W20") + week_prs("2026-W19"))
         with FakeSlack() as slack:
             bot = build_bot(db, clock=clock, digest_provider=None, slack=slack)

@@ -114,10 +114,11 @@ def run_weekly(db_url, tmp_path, monkeypatch):  # noqa: F811 - a parameter, not 
         monkeypatch.delenv(k, raising=False)
     loaded = load_config(write_config(tmp_path, vdir, example_week_dir(tmp_path, ["2026-W19", "2026-W20"])))
     from adapters.storage import SqlStore
+    from prhub.clock import SYSTEM_CLOCK
 
     with FakeSlack() as slack:
         settings = load_settings(slack_bot_token=slack.token, slack_signing_secret="x", slack_api_url=slack.base_url)
-        with SqlStore.open(db_url) as store:
+        with SqlStore.open(db_url, clock=SYSTEM_CLOCK) as store:
             bot = create_bot(loaded, store, create_deliveries(settings), sleep=lambda s: None, metrics=Metrics(),
                              chart=None)
             done: list[str] = []

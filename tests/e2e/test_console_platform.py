@@ -87,8 +87,9 @@ def test_console_platform_answers_through_the_one_pipeline(console, tmp_path, mo
     prs = bootstrap.read_inputs([], sample=True, skip_invalid=True).prs
     now = max(p.merged_at for p in prs)
     from adapters.storage import SqlStore
+    from prhub.clock import SYSTEM_CLOCK
 
-    store = SqlStore.open(f"sqlite:///{tmp_path / 'bot.db'}")
+    store = SqlStore.open(f"sqlite:///{tmp_path / 'bot.db'}", clock=SYSTEM_CLOCK)
     try:
         settings = load_settings(prhub_default_repo="vllm-project/vllm")
         chat = create_chat_service(settings, store, clock=lambda: now,
@@ -126,9 +127,10 @@ admins: {{console: [local:operator]}}
 """, "console.yaml")
     assert [(d.platform, d.target, d.lang) for d in cfg.repositories[0].destinations] == [("console", "tty", "zh")]
     from adapters.storage import SqlStore
+    from prhub.clock import SYSTEM_CLOCK
     from chatbot.weeks import IsoWeek
 
-    store = SqlStore.open(f"sqlite:///{tmp_path / 'bot.db'}")
+    store = SqlStore.open(f"sqlite:///{tmp_path / 'bot.db'}", clock=SYSTEM_CLOCK)
     try:
         deliveries = {"console": platforms.get("console").delivery(load_settings())}
         bot = create_bot(LoadedConfig(config=cfg, base_dir=tmp_path), store, deliveries, chart=None,

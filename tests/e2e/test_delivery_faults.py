@@ -12,6 +12,8 @@ from datetime import datetime, timezone
 import pytest
 
 from adapters.storage import SqlStore
+
+from prhub.clock import SYSTEM_CLOCK
 from chatbot.deliveries import RELEASED
 from scheduler.config import cron_trigger
 from scheduler.jobs import week_for
@@ -71,7 +73,7 @@ def _all_sent(store, week):
 def test_stopped_during_a_retry_after_wait_then_restarted_posts_every_part_once(one_db, tmp_path, how):
     db_url = one_db
     config, week = _missed_config(tmp_path, "{lease_seconds: 600}")
-    with FakeSlack() as slack, FakeFeishu() as feishu, SqlStore.open(db_url) as store:
+    with FakeSlack() as slack, FakeFeishu() as feishu, SqlStore.open(db_url, clock=SYSTEM_CLOCK) as store:
         slack.rate_limit("chat.postMessage", 120)  # part 1 to Slack waits out a 120 s Retry-After
         env = subprocess_env(slack, feishu, db_url)
         port = free_port()
@@ -113,7 +115,7 @@ def test_two_replicas_short_lease_long_retry_after_post_once(one_db, tmp_path):
     taking over the part A is waiting to send (the issue's 20 s lease and 77 s wait, scaled down)."""
     db_url = one_db
     config, week = _missed_config(tmp_path, "{lease_seconds: 3, reconcile_seconds: 1}")
-    with FakeSlack() as slack, FakeFeishu() as feishu, SqlStore.open(db_url) as store:
+    with FakeSlack() as slack, FakeFeishu() as feishu, SqlStore.open(db_url, clock=SYSTEM_CLOCK) as store:
         slack.rate_limit("chat.postMessage", 9)
         env = subprocess_env(slack, feishu, db_url)
         pa, pb = free_port(), free_port()

@@ -45,11 +45,11 @@ def test_english_html_never_looks_up_the_cjk_font_and_chinese_html_does(tmp_path
 def test_the_served_app_with_feishu_over_http_does_not_import_lark_oapi():
     """The whole chat app (``prhub.web.create_app``: Slack and Feishu HTTP mounts, the store) as ``prhub
     serve`` builds it; the long connection alone needs lark-oapi."""
-    code = ("from adapters.storage import SqlStore\nfrom prhub.config import load_settings\nfrom prhub.web import create_app\n"
+    code = ("from adapters.storage import SqlStore\nfrom prhub.clock import SYSTEM_CLOCK\nfrom prhub.config import load_settings\nfrom prhub.web import create_app\n"
             "s = load_settings(feishu_app_id='cli_x', feishu_app_secret='sec', feishu_encrypt_key='k', "
             "feishu_verification_token='t', feishu_bot_open_id='ou_BOT', feishu_api_url='http://127.0.0.1:9', "
             "slack_bot_token='xoxb-1', slack_signing_secret='s', slack_api_url='http://127.0.0.1:9/api/')\n"
-            "app = create_app(s, SqlStore.open('sqlite://'))\n"
+            "app = create_app(s, SqlStore.open('sqlite://', clock=SYSTEM_CLOCK))\n"
             "assert sorted(app.platforms) == ['feishu', 'slack'], app.platforms\n")
     loaded = _loaded(code)
     assert "lark_oapi" not in loaded and "slack_bolt" in loaded and "flask" in loaded  # the probe sees what is imported

@@ -15,6 +15,8 @@ import pytest
 from apscheduler.schedulers.background import BackgroundScheduler
 
 from adapters.storage import SqlStore
+
+from prhub.clock import SYSTEM_CLOCK
 from prhub.sync import PrSync, create_webhook_app
 from prhub.config import parse_config
 from scheduler.sync import add_sync_jobs, run_sync
@@ -46,7 +48,7 @@ def world(tmp_path):
     clock = MovableClock(datetime(2026, 5, 13, 12, 0, tzinfo=timezone.utc))  # Wednesday of 2026-W20
     db = f"sqlite:///{tmp_path / 'live.db'}"
     with FakeGitHub(clock=clock.now) as github, FakeSlack() as slack:
-        store = SqlStore.open(db)
+        store = SqlStore.open(db, clock=SYSTEM_CLOCK)
         sync = PrSync(store, token=github.token, base_url=github.base_url, clock=clock)
         bot = build_bot(db, clock=clock, digest_provider=None, slack=slack)
         try:

@@ -128,6 +128,7 @@ def build_bot(db_url: str, *, clock: MovableClock, digest_provider: Any, slack: 
     """``prhub.web.create_app`` against the fakes, served on 127.0.0.1 (with ``loaded``, a
     :class:`scheduler.config.LoadedConfig`: every repository of that config file)."""
     from adapters.storage import SqlStore
+    from prhub.clock import SYSTEM_CLOCK
     from prhub.config import load_settings
     from prhub.web import create_app
 
@@ -144,7 +145,7 @@ def build_bot(db_url: str, *, clock: MovableClock, digest_provider: Any, slack: 
         from prhub.config import Config
 
         cfg = Config(file=loaded, env=cfg)
-    store = SqlStore.open(db_url)
+    store = SqlStore.open(db_url, clock=SYSTEM_CLOCK)
     slack_pool = ThreadPoolExecutor(max_workers=8)
     feishu_pool = ThreadPoolExecutor(max_workers=4)
     app = create_app(cfg, store, clock=clock, digest_provider=digest_provider, slack_executor=slack_pool,

@@ -135,10 +135,11 @@ def test_feishu_row_left_by_a_previous_process_is_resent_with_the_same_uuid(stor
 
 def test_two_replicas_post_once(store, db_url):
     from adapters.storage import SqlStore
+    from prhub.clock import SYSTEM_CLOCK
 
     clock = TestClock(T0)
     slack = RecordingDelivery(clock=clock)
-    with SqlStore.open(db_url) as other:
+    with SqlStore.open(db_url, clock=SYSTEM_CLOCK) as other:
         a = _deliverer(store, slack, clock)
         b = _deliverer(other, slack, clock)
         first = a.deliver(DEST, _cards(), repo="r/r", week="2024-W24", kind="digest")

@@ -68,12 +68,13 @@ def test_a_restart_takes_over_a_dead_owners_fresh_row_at_once(store):
 
 def test_the_heartbeat_keeps_a_long_retry_after_wait_from_being_taken_over(store, db_url):
     from adapters.storage import SqlStore
+    from prhub.clock import SYSTEM_CLOCK
 
     clock = TestClock(T0)
     slack = RecordingDelivery(clock=clock)
     slack.fail("C_DIGEST", 1, ratelimited(77))
     seen = []
-    with SqlStore.open(db_url) as other:
+    with SqlStore.open(db_url, clock=SYSTEM_CLOCK) as other:
         b = _deliverer(other, slack, clock, ClockSleeper(clock), owner=ProcessOwner(host="replica-b"), lease_seconds=20)
 
         def sleeper(seconds):  # A waits; replica B tries after every step of A's wait

@@ -9,6 +9,8 @@ from zoneinfo import ZoneInfo
 import time_machine
 
 from adapters.storage import SqlStore
+
+from prhub.clock import SYSTEM_CLOCK
 from chatbot.errors import RateLimitedError
 from tests.scheduler.doubles import RecordingDelivery, ratelimited
 from tests.scheduler.harness import BR10, example_prs, harness
@@ -25,7 +27,7 @@ def _sent(store, week=W24):
 
 def test_br10_a_two_schedulers_one_digest(store, db_url):
     slack = RecordingDelivery()
-    with SqlStore.open(db_url) as other, time_machine.travel(datetime(2024, 6, 17, 8, 59, 59, 300000, tzinfo=SH), tick=True):
+    with SqlStore.open(db_url, clock=SYSTEM_CLOCK) as other, time_machine.travel(datetime(2024, 6, 17, 8, 59, 59, 300000, tzinfo=SH), tick=True):
         a = harness(store, slack=slack)
         b = harness(other, slack=slack)
         a.sched.start(catch_up=False)

@@ -132,7 +132,7 @@ def test_concurrent_misses_of_one_week_build_once_and_other_weeks_build_meanwhil
 
     def ask(week):
         start.wait()
-        results.append(svc.digest(REPO, week, "en").total_prs)
+        results.append(svc.digest(REPO, week).total_prs)
 
     threads = [threading.Thread(target=ask, args=(W20,)) for _ in range(8)]
     threads.append(threading.Thread(target=ask, args=(IsoWeek.parse("2026-W19"),)))
@@ -155,5 +155,5 @@ def test_a_failed_build_is_tried_again_by_the_next_caller(prs, vllm_rules):
 
     svc = DigestService(source, rules_for=lambda repo: vllm_rules, tz_for=lambda repo: "UTC")
     with pytest.raises(RuntimeError):
-        svc.digest(REPO, W20, "en")
-    assert svc.digest(REPO, W20, "en").total_prs == 217 and len(calls) == 2 and svc._building == {}
+        svc.digest(REPO, W20)
+    assert svc.digest(REPO, W20).total_prs == 217 and len(calls) == 2 and svc._building == {}

@@ -59,12 +59,13 @@ def test_missing_settings_name_the_variable(monkeypatch):
 
 def test_create_app_with_half_a_platform_fails_naming_the_variable(monkeypatch, tmp_path):
     from adapters.storage import SqlStore
+    from prhub.clock import SYSTEM_CLOCK
     from prhub.web import create_app
 
     monkeypatch.setenv("FEISHU_APP_ID", "cli_x")
     monkeypatch.setenv("FEISHU_APP_SECRET", "feishu-secret-value")
     monkeypatch.setenv("PRHUB_FEISHU_MODE", "http")  # HTTP callbacks need the verification token
-    with SqlStore.open(f"sqlite:///{tmp_path / 'x.db'}") as store:
+    with SqlStore.open(f"sqlite:///{tmp_path / 'x.db'}", clock=SYSTEM_CLOCK) as store:
         with pytest.raises(SettingsError) as exc:
             create_app(load_settings(), store)
     assert exc.value.user_message.startswith("FEISHU_VERIFICATION_TOKEN is not set")

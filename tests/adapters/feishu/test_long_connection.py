@@ -35,12 +35,13 @@ def feishu():
 @pytest.fixture
 def bot(tmp_path, feishu, provider):
     from adapters.storage import SqlStore
+    from prhub.clock import SYSTEM_CLOCK
     from prhub.config import load_settings
     from prhub.web import create_app
 
     settings = load_settings(feishu_app_id=feishu.app_id, feishu_app_secret=feishu.app_secret,
                              feishu_api_url=feishu.url, prhub_default_repo="vllm-project/vllm")
-    store = SqlStore.open(f"sqlite:///{tmp_path / 'bot.db'}")
+    store = SqlStore.open(f"sqlite:///{tmp_path / 'bot.db'}", clock=SYSTEM_CLOCK)
     pool = ThreadPoolExecutor(max_workers=4)
     clock = MovableClock(max(p.merged_at for p in week_prs("2026-W20")))
     app = create_app(settings, store, clock=clock, digest_provider=provider, feishu_executor=pool)

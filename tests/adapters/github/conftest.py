@@ -50,7 +50,14 @@ def make_source(fake, sleeps):
     """``make_source(**kw)``: a GitHubPullRequestSource on the fake, fixed clock, recording sleeper."""
 
     def make(**kw):
-        policy = kw.pop("policy", None) or RetryPolicy(sleeper=sleeps, now=lambda: NOW, **kw.pop("policy_kw", {}))
-        return GitHubPullRequestSource(kw.pop("token", TOKEN), base_url=kw.pop("base_url", fake.base_url), policy=policy, **kw)
+        policy = kw.pop("policy", None) or RetryPolicy(sleeper=sleeps, clock=_Fixed(), **kw.pop("policy_kw", {}))
+        return GitHubPullRequestSource(kw.pop("token", TOKEN), clock=_Fixed(), base_url=kw.pop("base_url", fake.base_url), policy=policy, **kw)
 
     return make
+
+
+class _Fixed:
+    """The tests' clock: always ``NOW``."""
+
+    def now(self):
+        return NOW

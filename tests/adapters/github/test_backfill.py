@@ -12,6 +12,7 @@ import pytest
 
 from adapters.github.source import GitHubPullRequestSource
 from adapters.storage import SqlStore
+from prhub.clock import SYSTEM_CLOCK
 from chatbot.weeks import IsoWeek
 from prhub.bootstrap import fetch_weeks, week_range
 from tests.adapters.github.conftest import TOKEN
@@ -39,8 +40,8 @@ def test_seven_weeks_with_an_empty_one_cost_one_search_request_per_50_prs(fake_2
     fake = fake_2025
     fake.reset_log()
     weeks = week_range(IsoWeek(2025, 22), IsoWeek(2025, 28))
-    source = GitHubPullRequestSource(TOKEN, base_url=fake.base_url)
-    with SqlStore.open(f"sqlite:///{tmp_path / 'b.db'}") as store:
+    source = GitHubPullRequestSource(TOKEN, clock=SYSTEM_CLOCK, base_url=fake.base_url)
+    with SqlStore.open(f"sqlite:///{tmp_path / 'b.db'}", clock=SYSTEM_CLOCK) as store:
         outcomes = list(fetch_weeks(source, store, VLLM_REPO, weeks, "UTC"))
         assert [len(o.prs) for o in outcomes] == [150, 129, 124, 114, 112, 0, 172]
         assert len(store.merged_between(VLLM_REPO, *IsoWeek(2025, 23).utc_window(ZoneInfo("UTC")))) == 129  # stored per week

@@ -12,6 +12,8 @@ from datetime import datetime, timedelta, timezone
 import pytest
 
 from adapters.storage import SqlStore
+
+from prhub.clock import SYSTEM_CLOCK
 from chatbot.weeks import IsoWeek
 from prhub.bootstrap import fetch_week, is_final
 from tests.adapters.github.conftest import TOKEN
@@ -40,7 +42,7 @@ def prhub(fake, *args):
 def test_fetch_week_refetches_until_final_then_costs_nothing(fake, make_source, tmp_path):
     week = IsoWeek(2026, 20)
     end = datetime(2026, 5, 18, tzinfo=UTC)
-    with SqlStore.open(f"sqlite:///{tmp_path / 'p.db'}") as store:
+    with SqlStore.open(f"sqlite:///{tmp_path / 'p.db'}", clock=SYSTEM_CLOCK) as store:
         early = fetch_week(make_source(), store, EXAMPLE_REPO, week, "UTC", clock=FixedClock(end + timedelta(hours=2)))
         assert not early.cached and early.requests > 0
         assert not is_final(store.week_fetch(EXAMPLE_REPO, "2026-W20", "UTC"), end)

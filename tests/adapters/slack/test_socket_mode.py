@@ -45,6 +45,7 @@ class Replica:
 
     def __init__(self, db_url, slack, provider, **settings):
         from adapters.storage import SqlStore
+        from prhub.clock import SYSTEM_CLOCK
         from prhub.config import load_settings
         from prhub.web import create_app
 
@@ -52,7 +53,7 @@ class Replica:
                   "prhub_default_repo": "vllm-project/vllm"}
         values.update(settings)
         self.settings = load_settings(**values)
-        self.store = SqlStore.open(db_url)
+        self.store = SqlStore.open(db_url, clock=SYSTEM_CLOCK)
         self.pool = ThreadPoolExecutor(max_workers=4)
         clock = MovableClock(max(p.merged_at for p in week_prs("2026-W20")))
         self.app = create_app(self.settings, self.store, clock=clock, digest_provider=provider, slack_executor=self.pool)

@@ -53,7 +53,8 @@ def pg_schema(base: str) -> Iterator[str]:
 def store(db_url):
     """An opened (migrated) :class:`SqlStore` on ``db_url``."""
     from adapters.storage import SqlStore
+    from prhub.clock import SYSTEM_CLOCK
 
-    s = SqlStore.open(db_url)
+    s = SqlStore.open(db_url, clock=SYSTEM_CLOCK)
     yield s
     s.close()

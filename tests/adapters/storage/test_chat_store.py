@@ -10,6 +10,8 @@ import pytest
 from sqlalchemy import func, select
 
 from adapters.storage import SqlStore
+
+from prhub.clock import SYSTEM_CLOCK
 from adapters.storage.schema import PROCESSED_EVENTS, SUBSCRIPTIONS
 from adapters.slack.inbound import strip_markup
 from chatbot.queries import DigestCache, answer, parse
@@ -44,7 +46,7 @@ def test_subscribe_is_idempotent_and_normalised(store):
 
 
 def test_concurrent_subscribers_leave_one_row(db_url):
-    stores = [SqlStore.open(db_url), SqlStore.open(db_url)]
+    stores = [SqlStore.open(db_url, clock=SYSTEM_CLOCK), SqlStore.open(db_url, clock=SYSTEM_CLOCK)]
     try:
         for _ in range(5):
             barrier = threading.Barrier(2)
@@ -89,12 +91,12 @@ def test_br09_second_subscribe_says_already_subscribed(store, vllm_rules):
 
 
 def test_claim_event_once_across_restart_and_hours(db_url):
-    s1 = SqlStore.open(db_url)
+    s1 = SqlStore.open(db_url, clock=SYSTEM_CLOCK)
     assert s1.claim_event("feishu", "msg:om_TEST1", T0) is True
     assert s1.claim_event("feishu", "msg:om_TEST1", T0 + timedelta(seconds=15)) is False
     assert s1.claim_event("slack", "msg:om_TEST1", T0) is True  # per platform
     s1.close()
-    s2 = SqlStore.open(db_url)  # "restart"
+    s2 = SqlStore.open(db_url, clock=SYSTEM_CLOCK)  # "restart"
     try:
         for dt in (timedelta(minutes=5), timedelta(hours=1), timedelta(hours=6)):
             assert s2.purge_events(T0 + dt) == 0
@@ -108,7 +110,7 @@ def test_claim_event_once_across_restart_and_hours(db_url):
 
 
 def test_concurrent_claims_give_one_winner(db_url):
-    stores = [SqlStore.open(db_url), SqlStore.open(db_url)]
+    stores = [SqlStore.open(db_url, clock=SYSTEM_CLOCK), SqlStore.open(db_url, clock=SYSTEM_CLOCK)]
     try:
         barrier = threading.Barrier(2)
         results: list[bool] = []

@@ -9,6 +9,8 @@ import pytest
 from sqlalchemy import event
 
 from adapters.storage import SqlStore, StoreError
+
+from prhub.clock import SYSTEM_CLOCK
 from chatbot.errors import InputError
 from chatbot.models import Author, Comment, FileChange, PullRequest, Review, ReviewThread
 from chatbot.ports import PullRequestStore, WeekFetch
@@ -197,9 +199,9 @@ def test_store_week_checks_repo_and_instants(store):
 
 
 def test_data_survives_reopening(db_url):
-    with SqlStore.open(db_url) as s:
+    with SqlStore.open(db_url, clock=SYSTEM_CLOCK) as s:
         s.store_week(REPO, [full_pr()], fetch(prs=1))
-    with SqlStore.open(db_url) as s:
+    with SqlStore.open(db_url, clock=SYSTEM_CLOCK) as s:
         assert s.merged_between(REPO, *utc_window("2026-W20")) == [full_pr()]
         assert s.week_fetch(REPO, "2026-W20", "UTC") == fetch(prs=1)
 

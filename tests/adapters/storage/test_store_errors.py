@@ -7,6 +7,8 @@ import os
 import pytest
 
 from adapters.storage import SqlStore, StoreError, mask_url
+
+from prhub.clock import SYSTEM_CLOCK
 from tests.adapters.storage.conftest import PG_ENV
 
 SECRET = "s3cr3t-Pa55"
@@ -30,7 +32,7 @@ SECRET = "s3cr3t-Pa55"
 )
 def test_bad_urls_are_one_line_without_password(url, expected):
     with pytest.raises(StoreError) as err:
-        SqlStore.open(url)
+        SqlStore.open(url, clock=SYSTEM_CLOCK)
     msg = err.value.user_message
     assert expected in msg
     assert SECRET not in msg and SECRET not in str(err.value)
@@ -46,7 +48,7 @@ def test_postgres_error_with_password_is_masked():
 
     url = make_url(base).set(password=SECRET, database="prhub_no_such_database").render_as_string(hide_password=False)
     with pytest.raises(StoreError) as err:
-        SqlStore.open(url)
+        SqlStore.open(url, clock=SYSTEM_CLOCK)
     msg = err.value.user_message
     assert 'database "prhub_no_such_database" does not exist' in msg
     assert ":***@" in msg and SECRET not in msg and "\n" not in msg

@@ -10,6 +10,8 @@ from alembic.script import ScriptDirectory
 from sqlalchemy import inspect, text
 
 from adapters.storage import BASELINE_REVISION, SqlStore, StoreError
+
+from prhub.clock import SYSTEM_CLOCK
 from adapters.storage.schema import Base
 from adapters.storage.store import alembic_config, head_revision
 
@@ -27,9 +29,9 @@ def test_baseline_is_the_root_revision():
 
 
 def test_fresh_database_is_upgraded_to_head(db_url):
-    with SqlStore.open(db_url, migrate=False) as raw:
+    with SqlStore.open(db_url, migrate=False, clock=SYSTEM_CLOCK) as raw:
         assert inspect(raw.engine).get_table_names() == []
-    with SqlStore.open(db_url) as store:
+    with SqlStore.open(db_url, clock=SYSTEM_CLOCK) as store:
         tables = set(inspect(store.engine).get_table_names())
         assert {"alembic_version", "pull_requests", "week_fetches"} <= tables
         assert version(store) == [head_revision()]
@@ -44,31 +46,31 @@ def test_fresh_database_is_upgraded_to_head(db_url):
 
 
 def test_opening_again_is_a_no_op(db_url):
-    SqlStore.open(db_url).close()
-    with SqlStore.open(db_url) as store:
+    SqlStore.open(db_url, clock=SYSTEM_CLOCK).close()
+    with SqlStore.open(db_url, clock=SYSTEM_CLOCK) as store:
         assert version(store) == [head_revision()]
 
 
 def test_models_match_the_migrations(db_url):
-    with SqlStore.open(db_url) as store, store.engine.connect() as conn:
+    with SqlStore.open(db_url, clock=SYSTEM_CLOCK) as store, store.engine.connect() as conn:
         diff = compare_metadata(MigrationContext.configure(conn, opts={"compare_type": True}), Base.metadata)
     assert diff == []
 
 
 def test_downgrade_to_base_and_upgrade_again(db_url):
-    with SqlStore.open(db_url) as store:
+    with SqlStore.open(db_url, clock=SYSTEM_CLOCK) as store:
         with store.engine.begin() as conn:
             command.downgrade(alembic_config(conn), "base")
         assert set(inspect(store.engine).get_table_names()) == {"alembic_version"}
-    with SqlStore.open(db_url) as store:
+    with SqlStore.open(db_url, clock=SYSTEM_CLOCK) as store:
         assert version(store) == [head_revision()]
 
 
 def test_schema_newer_than_this_prhub_is_a_clear_error(db_url):
-    with SqlStore.open(db_url) as store, store.engine.begin() as conn:
+    with SqlStore.open(db_url, clock=SYSTEM_CLOCK) as store, store.engine.begin() as conn:
         conn.execute(text("UPDATE alembic_version SET version_num = '9999_from_the_future'"))
     with pytest.raises(StoreError) as err:
-        SqlStore.open(db_url)
+        SqlStore.open(db_url, clock=SYSTEM_CLOCK)
     msg = err.value.user_message
     assert "cannot upgrade its schema" in msg and "9999_from_the_future" in msg and "upgrade prhub" in msg
     assert "\n" not in msg
@@ -77,7 +79,7 @@ def test_schema_newer_than_this_prhub_is_a_clear_error(db_url):
 def test_env_py_runs_from_a_url_like_the_alembic_command(db_url):
     """No connection passed in: env.py makes its own engine from ``sqlalchemy.url``."""
     command.upgrade(alembic_config(url=db_url), "head")
-    with SqlStore.open(db_url, migrate=False) as store:
+    with SqlStore.open(db_url, migrate=False, clock=SYSTEM_CLOCK) as store:
         assert version(store) == [head_revision()]
 
 
