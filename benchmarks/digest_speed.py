@@ -26,7 +26,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from adapters.export.ghjson import parse_records  # noqa: E402
-from chatbot.digest import build_digest, newest_week  # noqa: E402
+from chatbot.digest import build_digest, newest_week, write  # noqa: E402
 from chatbot.rules import shipped_rules  # noqa: E402
 
 SHARED = ROOT.parent / "shared" / "data"
@@ -41,7 +41,7 @@ def ratio(week_path: Path, rounds: int) -> None:
 
     def build() -> None:
         prs = parse_records(data, week_path.name).prs
-        build_digest(prs, repo="vllm-project/vllm", week=week, rules=rules)
+        write(build_digest(prs, repo="vllm-project/vllm", week=week, rules=rules), "en")
 
     build()  # warm-up: imports, rules compilation, template-free code paths
     parse_t: list[float] = []

@@ -24,7 +24,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from adapters.export.ghjson import load_exports  # noqa: E402
-from chatbot.digest import build_digest  # noqa: E402
+from chatbot.digest import build_digest, write  # noqa: E402
 from chatbot.factsheet import PROMPT_OVERHEAD, estimate_tokens, fact_sheet, fit_fact_sheet, sheet_text  # noqa: E402
 from chatbot.rules import shipped_rules  # noqa: E402
 from chatbot.weeks import IsoWeek, load_zone  # noqa: E402
@@ -51,7 +51,7 @@ def main() -> int:
             origin[w] = f.name
     week = max(weeks, key=lambda w: (len(weeks[w]), str(w)))
     prs = list(weeks[week].values())
-    d = build_digest(prs, repo="vllm-project/vllm", week=week, rules=shipped_rules("vllm"), lang=args.lang)  # type: ignore[arg-type]
+    d = write(build_digest(prs, repo="vllm-project/vllm", week=week, rules=shipped_rules("vllm")), args.lang)
     sheet = fact_sheet(d)
     fitted = fit_fact_sheet(sheet, args.max_input_tokens)
     print(f"largest_week: {week} ({d.total_prs} PRs, from {origin[week]})")
