@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import datetime, timezone
 
-from chatbot.digest import build_digest
+from tests.digests import written_digest
 from chatbot.models import FileChange, PullRequest
 from chatbot.weeks import IsoWeek
 from tests.conftest import week_prs
@@ -13,7 +13,7 @@ W19 = IsoWeek.parse("2026-W19")
 
 
 def _w19(rules):
-    return build_digest(week_prs("2026-W19") + week_prs("2026-W18"), repo="vllm-project/vllm", week=W19, rules=rules)
+    return written_digest(week_prs("2026-W19") + week_prs("2026-W18"), repo="vllm-project/vllm", week=W19, rules=rules)
 
 
 def test_helion_configs_are_not_churn_importance_or_a_large_change(vllm_rules):
@@ -41,12 +41,12 @@ def test_large_change_counts_only_lines_outside_data_paths(vllm_rules):
     code = "vllm/model_executor/layers/fused_moe/fused_moe.py"
 
     def tags(path, lines):
-        return build_digest([_pr(path, lines)], repo="vllm-project/vllm", week=W19, rules=vllm_rules).prs[0]
+        return written_digest([_pr(path, lines)], repo="vllm-project/vllm", week=W19, rules=vllm_rules).prs[0]
 
     assert "large-change" not in tags(tuned, 5 * th).risk_tags  # 10 code lines, the rest tuned configs
     assert "large-change" not in tags(code, th - 10).risk_tags  # exactly the threshold: not over it
     assert "large-change" in tags(code, th - 9).risk_tags
     assert tags(tuned, 5 * th).importance < tags(code, 5 * th).importance
-    d = build_digest([_pr(tuned, 5 * th)], repo="vllm-project/vllm", week=W19, rules=vllm_rules)
+    d = written_digest([_pr(tuned, 5 * th)], repo="vllm-project/vllm", week=W19, rules=vllm_rules)
     moe = next(s for s in d.module_stats if s.module == d.prs[0].primary_module)
     assert (moe.additions, moe.deletions) == (10, 0)
