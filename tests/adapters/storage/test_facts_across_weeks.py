@@ -4,6 +4,8 @@
 from __future__ import annotations
 
 from adapters.storage import SqlStore
+
+from prhub.clock import SYSTEM_CLOCK
 from chatbot.cards import pr_card, run_text
 from chatbot.weeks import IsoWeek
 from prhub.report import week_digest
@@ -18,7 +20,7 @@ def _links(card) -> list[str]:
 
 
 def test_w19_from_a_store_that_also_holds_w20_knows_the_later_revert_and_fix(db_url, vllm_rules):
-    with SqlStore.open(db_url) as store:
+    with SqlStore.open(db_url, clock=SYSTEM_CLOCK) as store:
         store.upsert_prs(REPO, week_prs("2026-W18") + week_prs("2026-W19"))
         before = week_digest(store, REPO, W19, "UTC", vllm_rules, "en")
         assert {p.number: p.reverted_by for p in before.prs if p.reverted_by} == {}
@@ -40,9 +42,9 @@ def test_w19_from_a_store_that_also_holds_w20_knows_the_later_revert_and_fix(db_
 
 
 def test_docs_only_revert_is_a_fact_without_advice(vllm_rules):
-    from chatbot.digest import build_digest
+    from tests.digests import written_digest
 
-    d = build_digest(week_prs("2026-W18") + week_prs("2026-W19"), repo=REPO, week=W19, rules=vllm_rules)
+    d = written_digest(week_prs("2026-W18") + week_prs("2026-W19"), repo=REPO, week=W19, rules=vllm_rules)
     p = next(p for p in d.prs if p.number == 41618)  # reverts #41353, mkdocs.yaml only
     assert (p.is_revert, p.reverts, p.risk_tags) == (True, 41353, ())
     assert not any("41618" in r.text for r in d.recommendations)
