@@ -287,7 +287,7 @@ def test_changes_requested_without_a_later_commit_is_its_own_tag(fake, make_sour
     def pr2004():
         result = make_source().merged_between(EXAMPLE_REPO, *W20)
         prs = list(result.prs)
-        d = build_digest(prs, repo=EXAMPLE_REPO, week=IsoWeek(2026, 20), rules=shipped_rules("vllm"))
+        d = written_digest(prs, repo=EXAMPLE_REPO, week=IsoWeek(2026, 20), rules=shipped_rules("vllm"))
         return next(p for p in prs if p.number == 2004), next(p for p in d.prs if p.number == 2004)
 
     pr, analyzed = pr2004()
@@ -295,7 +295,7 @@ def test_changes_requested_without_a_later_commit_is_its_own_tag(fake, make_sour
     assert "changes-requested" in analyzed.risk_tags
     assert analyzed.risk_reasons["changes-requested"] == (
         "alice requested changes on 05-13 (1 reviewer in all); no commit after it before the merge")
-    assert all("changes-requested" not in p.risk_tags for p in build_digest(
+    assert all("changes-requested" not in p.risk_tags for p in written_digest(
         make_source().merged_between(EXAMPLE_REPO, *W20).prs, repo=EXAMPLE_REPO, week=IsoWeek(2026, 20),
         rules=shipped_rules("vllm")).prs if p.number != 2004)  # the default commit is an hour before each merge
     rec = fake._by_number[EXAMPLE_REPO][2004]
