@@ -136,6 +136,7 @@ def test_slack_client_reports_an_unreachable_slack_as_a_network_error():
         d.send(Destination(platform="slack", target="C_X"), message_card("D", ["x"], lang="en"), thread=None,
                delivery_key="k")
     assert exc.value.reason == "network" and not exc.value.permanent
+    assert exc.value.user_message == "Slack chat.postMessage failed: URLError (network)"  # as with urllib
 
 
 def test_slack_delivery_maps_429_and_permanent_errors(slack):
