@@ -358,8 +358,8 @@ def _summary_blocks(d: DigestText, limits: CardLimits) -> list[Block]:
     lang = d.lang
     by_num = {p.number: p for p in d.prs}
     risky = sum(1 for p in d.prs if p.risk_tags)
-    labels = _join(lang, (f"{k} ({v})" for k, v in list(d.label_counts.items())[:6]))
-    modules = _join(lang, (f"{s.name} ({s.prs})" for s in d.module_stats[:6]))
+    labels = _join(lang, (tr(lang, "paren", text=k, inner=v) for k, v in list(d.label_counts.items())[:6]))
+    modules = _join(lang, (tr(lang, "paren", text=s.name, inner=s.prs) for s in d.module_stats[:6]))
     fields: list[FieldItem] = [
         FieldItem(label=tr(lang, "card.f.merged"), value=(Text(text=str(d.total_prs)),)),
         FieldItem(label=tr(lang, "card.f.key"), value=(Text(text=str(len(d.key_prs))),)),
@@ -458,9 +458,9 @@ def digest_cards(digest: DigestText, *, report_url: str | None = None, limits: C
     d = digest
     lang = d.lang
     start, end = week_range(d)
-    week_label = f"{d.week} ({start[5:]} – {end[5:]})"
+    week_label = tr(lang, "paren", text=d.week, inner=f"{start[5:]} – {end[5:]}")
     title = tr(lang, "card.digest.header", repo=d.repo, week=week_label)
-    fallback_head = f"{title}: {clip(headline(d), 2000)}"  # the notification shows the headline
+    fallback_head = f"{title}{tr(lang, 'colon')}{clip(headline(d), 2000)}"  # the notification shows the headline
     if d.total_prs == 0:
         blocks: list[Block] = [window_context(d), Section(role="summary", lines=((Text(text=tr(lang, "card.empty_week", week=d.week)),),))]
         return [Card(header=title, lang=lang, blocks=tuple(_with_button(blocks, lang, report_url)), fallback=fallback_head)]
@@ -492,7 +492,7 @@ def digest_cards(digest: DigestText, *, report_url: str | None = None, limits: C
                                 Context(runs=(Text(text=tr(lang, "card.part", part=part, parts=parts)),))]
         name = tr(lang, "h.risks")
         cards.append(Card(header=part_title(name, part), lang=lang, blocks=tuple(rblocks),
-                          fallback=f"{part_title(name, part)}: {tr(lang, 'card.risks.count', n=len(risky), total=d.total_prs)}",
+                          fallback=f"{part_title(name, part)}{tr(lang, 'colon')}{tr(lang, 'card.risks.count', n=len(risky), total=d.total_prs)}",
                           part=part, parts=parts))
 
     if has_tail:
@@ -604,7 +604,7 @@ def risks_card(d: DigestText, *, report_url: str | None = None, limits: CardLimi
     if risky:
         blocks.append(top_risks_list(d, risky, report_url, limits))
     return Card(header=header, lang=lang, blocks=tuple(_with_button(blocks, lang, report_url)),
-                fallback=f"{header}: {tr(lang, 'card.risks.count', n=len(risky), total=d.total_prs)}")
+                fallback=f"{header}{tr(lang, 'colon')}{tr(lang, 'card.risks.count', n=len(risky), total=d.total_prs)}")
 
 
 def _pr_link_line(lang: str, key: str, number: int, url: str) -> Line:
@@ -630,7 +630,7 @@ def pr_card(p: AnalyzedPR, d: DigestText, *, limits: CardLimits = DEFAULT_LIMITS
         FieldItem(label=tr(lang, "card.f.importance"), value=(Text(text=f"{p.importance:.1f}"),)),
         FieldItem(label=tr(lang, "card.f.pr_labels"), value=(Untrusted(text=_join(lang, p.labels) or "-"),)),
         FieldItem(label=tr(lang, "card.f.pr_modules"),
-                  value=(Untrusted(text=_join(lang, (f"{names.get(m, m)} ({m})" for m in p.modules)) or "-"),)),
+                  value=(Untrusted(text=_join(lang, (tr(lang, "paren", text=names.get(m, m), inner=m) for m in p.modules)) or "-"),)),
         FieldItem(label=tr(lang, "card.f.merged_at"), value=(Text(text=f"{p.merged_at:%Y-%m-%d %H:%M} UTC · {d.week}"),)),
         FieldItem(label=tr(lang, "card.f.changes"),
                   value=(Text(text=tr(lang, "card.changes", files=f"{p.changed_files:,}", lines=lines_text(p.additions, p.deletions))),)),
@@ -656,7 +656,7 @@ def pr_card(p: AnalyzedPR, d: DigestText, *, limits: CardLimits = DEFAULT_LIMITS
     url = safe_url(p.url)
     if url:
         blocks.append(Actions(buttons=(Button(label=tr(lang, "card.button.pr"), url=url, name="open_pr"),)))
-    return Card(header=header, lang=lang, blocks=tuple(blocks), fallback=f"{header}: {clip(p.title, limits.title_chars)}")
+    return Card(header=header, lang=lang, blocks=tuple(blocks), fallback=f"{header}{tr(lang, 'colon')}{clip(p.title, limits.title_chars)}")
 
 
 def module_card(d: DigestText, module: str, name: str, *, report_url: str | None = None,
@@ -694,7 +694,7 @@ def module_card(d: DigestText, module: str, name: str, *, report_url: str | None
     else:
         blocks.append(Section(role="module_risks", lines=((Text(text=tr(lang, "card.module.no_risks")),),)))
     return Card(header=header, lang=lang, blocks=tuple(_with_button(blocks, lang, report_url)),
-                fallback=f"{header}: {len(prs)} PRs, {churn}")
+                fallback=f"{header}{tr(lang, 'colon')}{tr(lang, 'card.module.fallback', n=len(prs), churn=churn)}")
 
 
 def top_prs_card(d: DigestText, *, report_url: str | None = None, limits: CardLimits = DEFAULT_LIMITS,
@@ -771,7 +771,7 @@ def filtered_card(d: DigestText, prs: Sequence[AnalyzedPR], *, header: str, coun
     ranked = sorted(prs, key=key)
     if not ranked:
         blocks.append(Section(role="filtered", lines=((Text(text=empty_line),),)))
-        return Card(header=header, lang=lang, blocks=tuple(blocks), fallback=f"{header}: {empty_line}")
+        return Card(header=header, lang=lang, blocks=tuple(blocks), fallback=f"{header}{tr(lang, 'colon')}{empty_line}")
     blocks.append(Section(role="filtered", lines=((Text(text=count_line),),)))
     shown = ranked[: limits.list_items]
     items = tuple(_item(p, (Untrusted(text=clip(detail(p), limits.detail_chars)),), limits) for p in shown)
@@ -779,4 +779,4 @@ def filtered_card(d: DigestText, prs: Sequence[AnalyzedPR], *, header: str, coun
     blocks.append(PRList(role="filtered", heading=tr(lang, heading_key), items=items, more=more,
                          more_text=_more(lang, more, report_url), more_url=safe_url(report_url or "") if more else ""))
     return Card(header=header, lang=lang, blocks=tuple(_with_button(blocks, lang, report_url)),
-                fallback=f"{header}: {count_line}")
+                fallback=f"{header}{tr(lang, 'colon')}{count_line}")

@@ -84,7 +84,7 @@ def slice_card(digest: DigestText, modules: Iterable[str], *, report_url: str | 
     prs = slice_prs(digest, mods)
     if not prs and not send_empty:
         return None
-    names = tr(lang, "sep").join(f"{digest.module_names.get(m, m)} ({m})" for m in mods)
+    names = tr(lang, "sep").join(tr(lang, "paren", text=digest.module_names.get(m, m), inner=m) for m in mods)
     header = _s(lang, "header", repo=digest.repo, week=digest.week)
     blocks: list[Block] = [window_context(digest),
                            Section(role="slice_modules", lines=((Text(text=_s(lang, "modules", modules="")), Untrusted(text=names)),))]

@@ -57,7 +57,7 @@ class _Helpers:
         return f"（{text}）" if self.lang == "zh" else f"({text})"
 
     def count(self, name: str, n: int) -> str:
-        return f"{name}（{n}）" if self.lang == "zh" else f"{name} ({n})"
+        return tr(self.lang, "paren", text=name, inner=n)
 
     def lines(self, a: int, d: int) -> str:
         return lines_text(a, d)
