@@ -8,8 +8,8 @@ from __future__ import annotations
 import os
 import re
 from dataclasses import dataclass
-from collections.abc import Callable, Iterator
-from datetime import datetime, timedelta
+from collections.abc import Callable
+from datetime import timedelta
 from typing import TYPE_CHECKING, Any
 from importlib import resources
 from pathlib import Path
@@ -19,8 +19,8 @@ from prhub.clock import SYSTEM_CLOCK
 from chatbot.digest import input_window, repo_from_urls
 from chatbot.models import PullRequest
 from chatbot.weeks import IsoWeek, load_zone
-from chatbot.errors import InputError, SourceError
-from chatbot.ports import Clock, FetchResult, PullRequestSource, PullRequestStore, WeekFetch
+from chatbot.errors import InputError
+from chatbot.fetching import WeekFetchOutcome, fetch_weeks
 from chatbot.rules import Rules, default_rules_for, load_rules
 from prhub.options import SAMPLE_WEEK, DigestSource  # noqa: F401  (re-exported: bootstrap.DigestSource)
 
@@ -297,8 +297,6 @@ class _Importer:
 
 GITHUB_TOKEN_ENV = "GITHUB_TOKEN"
 GITHUB_URL_ENV = "GITHUB_API_URL"
-FINAL_AFTER = timedelta(hours=24)
-"""A week whose stored fetch began this long after the week ended is final: never fetched again."""
 
 
 def github_source(*, base_url: str | None = None, progress: Callable[[Any], None] | None = None,
@@ -342,69 +340,6 @@ def read_store_range(repo: str, weeks: list[IsoWeek], tz: str, *, db: str | None
     return ParsedExport(prs, 0)
 
 
-@dataclass(frozen=True)
-class WeekFetchOutcome:
-    """One week of ``prhub fetch``: the week, its merged PRs, requests spent, and whether the stored
-    copy was final (``cached``: 0 requests)."""
-
-    week: IsoWeek
-    prs: list[PullRequest]
-    requests: int
-    cached: bool
-
-
-def is_final(fetch: WeekFetch | None, week_end: datetime) -> bool:
-    """True when ``fetch`` began more than :data:`FINAL_AFTER` after ``week_end`` (aware UTC)."""
-    return fetch is not None and fetch.started_at > week_end + FINAL_AFTER
-
-
-def fetch_week(source: PullRequestSource, store: PullRequestStore, repo: str, week: IsoWeek, tz: str, *,
-               refresh: bool = False, clock: Clock | None = None) -> WeekFetchOutcome:
-    """Fetch one week's merged PRs from ``source`` into ``store``, unless the stored week is final.
-
-    A final week (see :func:`is_final`) is read from the store with 0 requests; ``refresh`` fetches it
-    again. A fetch is stored with its :class:`~chatbot.ports.WeekFetch` record in one transaction.
-
-    Raises:
-        SourceError: the source could not list every matching PR (nothing is stored).
-        PrhubError: from the source (rate limit, permission) or the store.
-    """
-    return next(iter(fetch_weeks(source, store, repo, [week], tz, refresh=refresh, clock=clock)))
-
-
-def fetch_weeks(source: PullRequestSource, store: PullRequestStore, repo: str, weeks: list[IsoWeek], tz: str, *,
-                refresh: bool = False, clock: Clock | None = None) -> Iterator[WeekFetchOutcome]:
-    """:func:`fetch_week` for each of ``weeks``, in order, each stored as soon as it is complete.
-
-    Final weeks cost 0 requests; the others are fetched as one stream of windows when the source offers
-    ``merged_windows`` (the GitHub source: a week's last, partly filled search page is shared with the
-    next week's first, so a 52-week backfill costs about one request per 50 PRs), else week by week.
-
-    Raises:
-        as :func:`fetch_week` (weeks yielded before the error stay stored).
-    """
-    clock = clock or SYSTEM_CLOCK
-    zone = load_zone(tz)
-    windows = {week: week.utc_window(zone) for week in weeks}
-    todo = [w for w in weeks if refresh or not is_final(store.week_fetch(repo, str(w), tz), windows[w][1])]
-    many = getattr(source, "merged_windows", None)
-    results: Iterator[FetchResult] = (iter(many(repo, [windows[w] for w in todo])) if many is not None
-                                      else (source.merged_between(repo, *windows[w]) for w in todo))
-    started = clock.now()  # the stream reads ahead into the next week: every week's fetch began here (conservative for is_final)
-    for week in weeks:
-        if week not in todo:
-            yield WeekFetchOutcome(week, store.merged_between(repo, *windows[week]), 0, True)
-            continue
-        result = next(results)
-        if not result.complete:
-            raise SourceError(f"GitHub search matched {result.matched} PRs of {repo} in {week} but listed only "
-                              f"{len(result.prs)}: not storing a partial week")
-        record = WeekFetch(repo=repo, week=str(week), tz=tz, started_at=started, finished_at=clock.now(),
-                           prs=len(result.prs), requests=result.requests)
-        store.store_week(repo, result.prs, record)
-        yield WeekFetchOutcome(week, list(result.prs), result.requests, False)
-
-
 def week_range(first: IsoWeek, last: IsoWeek) -> list[IsoWeek]:
     """Weeks ``first`` .. ``last`` inclusive.
 
@@ -437,7 +372,7 @@ def fetch_github_weeks(repo: str, weeks: list[IsoWeek], tz: str, *, db: str | No
     label = f"{repo} {weeks[0]}" + (f"..{weeks[-1]}" if len(weeks) > 1 else "")
     with open_store(db) as store, fetch_progress(label) as cb:
         source = github_source(base_url=base_url, progress=cb, patches=patches)  # one source: page size carries over
-        for outcome in fetch_weeks(source, store, repo, weeks, tz, refresh=refresh):
+        for outcome in fetch_weeks(source, store, repo, weeks, tz, refresh=refresh, clock=SYSTEM_CLOCK):
             outcomes.append(outcome)
             if on_week is not None:
                 on_week(outcome)

@@ -23,6 +23,7 @@ from chatbot.digest import input_window
 from chatbot.digest_service import DigestService
 from prhub.llm import llm_settings, write_with_model
 from chatbot.errors import InputError
+from chatbot.fetching import fetch_week
 from chatbot.digest import Digest
 from chatbot.models import DigestText, PullRequest
 from chatbot.ports import ChatDelivery, Clock
@@ -100,7 +101,7 @@ def digest_builder(loaded: LoadedConfig, store: SqlStore | None, clock: Clock = 
         else:
             if store is None:
                 raise InputError("source: github needs the PR store (PRHUB_DATABASE_URL)")
-            bootstrap.fetch_week(bootstrap.github_source(), store, cfg.repo, week, cfg.week_tz)
+            fetch_week(bootstrap.github_source(), store, cfg.repo, week, cfg.week_tz, clock=clock)
             prs = store.merged_between(cfg.repo, *input_window(week, load_zone(cfg.week_tz)))
         prs_cache.clear()  # keep one week: a long-running server must not grow
         prs_cache[key] = prs

@@ -14,7 +14,8 @@ from adapters.github.source import GitHubPullRequestSource
 from adapters.storage import SqlStore
 from prhub.clock import SYSTEM_CLOCK
 from chatbot.weeks import IsoWeek
-from prhub.bootstrap import fetch_weeks, week_range
+from chatbot.fetching import fetch_weeks
+from prhub.bootstrap import week_range
 from tests.adapters.github.conftest import TOKEN
 from tests.conftest import shared_file
 from tests.fakes.github_server import VLLM_REPO, FakeGitHub, load_schema
@@ -42,7 +43,7 @@ def test_seven_weeks_with_an_empty_one_cost_one_search_request_per_50_prs(fake_2
     weeks = week_range(IsoWeek(2025, 22), IsoWeek(2025, 28))
     source = GitHubPullRequestSource(TOKEN, clock=SYSTEM_CLOCK, base_url=fake.base_url)
     with SqlStore.open(f"sqlite:///{tmp_path / 'b.db'}", clock=SYSTEM_CLOCK) as store:
-        outcomes = list(fetch_weeks(source, store, VLLM_REPO, weeks, "UTC"))
+        outcomes = list(fetch_weeks(source, store, VLLM_REPO, weeks, "UTC", clock=SYSTEM_CLOCK))
         assert [len(o.prs) for o in outcomes] == [150, 129, 124, 114, 112, 0, 172]
         assert len(store.merged_between(VLLM_REPO, *IsoWeek(2025, 23).utc_window(ZoneInfo("UTC")))) == 129  # stored per week
     big = next(p for o in outcomes for p in o.prs if p.number == 19100)

@@ -15,7 +15,7 @@ from adapters.storage import SqlStore
 
 from prhub.clock import SYSTEM_CLOCK
 from chatbot.weeks import IsoWeek
-from prhub.bootstrap import fetch_week, is_final
+from chatbot.fetching import fetch_week, is_final
 from tests.adapters.github.conftest import TOKEN
 from tests.conftest import ROOT, shared_file
 from tests.fakes.github_server import EXAMPLE_REPO, VLLM_REPO
