@@ -91,21 +91,21 @@ def test_empty_week_single_card(vllm_rules):
 
 def test_plurals_and_chinese_punctuation_in_card_text(vllm_rules):
     from chatbot.cards import module_card, pr_card
-    from chatbot.digest import build_digest
+    from tests.digests import written_digest
     from chatbot.weeks import IsoWeek
     from tests.conftest import week_prs
 
-    d = build_digest(week_prs("2026-W20"), repo="vllm-project/vllm", week=IsoWeek.parse("2026-W20"), rules=vllm_rules, lang="zh")
+    d = written_digest(week_prs("2026-W20"), repo="vllm-project/vllm", week=IsoWeek.parse("2026-W20"), rules=vllm_rules, lang="zh")
     cards = digest_cards(d)
     assert cards[0].header == "vllm-project/vllm 周报 2026-W20（05-11 – 05-17）"
     assert cards[0].fallback.startswith("vllm-project/vllm 周报 2026-W20（05-11 – 05-17）：")
     fields = [run_text(f.value) for b in cards[0].blocks if b.kind == "fields" for f in b.items]
     assert any("（" in v and " (" not in v for v in fields)  # 文档（26）、CI/构建（45）
-    single = build_digest(week_prs("2026-W20")[:1], repo="vllm-project/vllm", week=IsoWeek.parse("2026-W20"),
+    single = written_digest(week_prs("2026-W20")[:1], repo="vllm-project/vllm", week=IsoWeek.parse("2026-W20"),
                           rules=vllm_rules)
     m = single.prs[0].primary_module
     assert ": 1 PR, +" in module_card(single, m, m).fallback  # never "1 PRs"
-    zh1 = build_digest(week_prs("2026-W20")[:1], repo="vllm-project/vllm", week=IsoWeek.parse("2026-W20"),
+    zh1 = written_digest(week_prs("2026-W20")[:1], repo="vllm-project/vllm", week=IsoWeek.parse("2026-W20"),
                        rules=vllm_rules, lang="zh")
     assert "：1 个 PR，+" in module_card(zh1, m, m).fallback
     assert "：" in pr_card(d.prs[0], d).fallback and ": " not in pr_card(d.prs[0], d).fallback
