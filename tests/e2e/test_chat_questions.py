@@ -51,7 +51,7 @@ def cited(text: str) -> list[int]:
 # (question, header, a line of the answer, the PRs it cites first — [] when it must cite none)
 EXAMPLES = [
     # risk tags by name, with synonyms, in a module, several modules, last week
-    ("what got reverted last week", "revert · vllm-project/vllm 2026-W19", "No PRs with revert in 2026-W19.", []),
+    ("what got reverted last week", "revert · vllm-project/vllm 2026-W19", "1 of 199 PRs.", [41618]),  # docs-only: the fact, no advice
     ("show me reverts", "revert · vllm-project/vllm 2026-W20", "1 of 217 PRs.", [42434]),
     ("rocm risks", "risk tags in hardware platforms · vllm-project/vllm 2026-W20", "24 of 217 PRs.", [41946, 39568, 42434]),
     ("本周安全相关的 PR", "安全相关 · vllm-project/vllm 2026-W20", "共 217 个 PR 中有 1 个。", [42594]),
