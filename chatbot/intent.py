@@ -29,7 +29,7 @@ from chatbot.models import DigestText
 from chatbot.module_names import ModuleIndex
 from chatbot.pr_history import PRHistory
 from chatbot.subscriptions import Requester, SubscriptionBook
-from chatbot.weeks import IsoWeek, load_zone
+from chatbot.weeks import MAX_YEAR, MIN_YEAR, IsoWeek, load_zone
 
 WeekRef = str
 """``current`` (the ISO week containing now), ``previous``, or an ISO week such as ``2026-W19``."""
@@ -66,8 +66,9 @@ def compile_patterns(patterns: Mapping[str, Sequence[str]]) -> re.Pattern[str]:
 def week_of(s: str) -> tuple[WeekRef, str, str]:
     """``(week_ref, problem, rest)``: the week named in cleaned text ``s`` and ``s`` without it.
 
-    ``problem`` is ``2026-W60`` when ``s`` names an ISO week that does not exist (``week_ref`` is
-    then ``current``); ``""`` otherwise.
+    ``problem`` is ``2026-W60`` when ``s`` names an ISO week that does not exist or lies outside
+    the years :data:`~chatbot.weeks.MIN_YEAR`..:data:`~chatbot.weeks.MAX_YEAR` (``9999-W01``;
+    ``week_ref`` is then ``current``); ``""`` otherwise.
     """
     m = _ISO_WEEK.search(s)
     if m:
@@ -76,6 +77,8 @@ def week_of(s: str) -> tuple[WeekRef, str, str]:
         try:
             date.fromisocalendar(year, week, 1)
         except ValueError:
+            return "current", f"{year}-W{week:02d}", rest
+        if not MIN_YEAR <= year <= MAX_YEAR:
             return "current", f"{year}-W{week:02d}", rest
         return f"{year}-W{week:02d}", "", rest
     m = _LAST_WEEK.search(s)

@@ -69,19 +69,23 @@ def query_adapter(intents: Sequence[Intent[Any]] = INTENTS) -> TypeAdapter[Any]:
 # Cleaning the text
 # --------------------------------------------------------------------------------------------
 
-_BARE_AT = re.compile(r"@[\w.\-]+")
+_BARE_AT = re.compile(r"@[\w.\-]+|<[!@#][^<>]*>")
 _PUNCT = re.compile(r"[^\w#/\-.+\s]")
+_CJK_EDGE = re.compile(r"(?<=[\u3400-\u9fff\uf900-\ufaff])(?=[a-z0-9#])|(?<=[a-z0-9])(?=[\u3400-\u9fff\uf900-\ufaff])")
 
 
 def clean_text(text: str) -> str:
     """Normalise a chat message (platform mentions already removed) for parsing.
 
-    NFKC (full-width forms, NBSP), bare ``@name`` mentions removed, case folded, punctuation other
-    than ``# / - . +`` turned into spaces, whitespace collapsed.
+    NFKC (full-width forms, NBSP), bare ``@name`` mentions (and ``<!channel>``-style markup)
+    removed, case folded, punctuation other than ``# / - . +`` turned into spaces, a space between Chinese and Latin letters or digits
+    ("哪些PR删了测试" reads as "哪些 pr 删了测试", the way the intents' words are written), whitespace
+    collapsed.
     """
     s = unicodedata.normalize("NFKC", text)
     s = _BARE_AT.sub(" ", s)
     s = _PUNCT.sub(" ", s.casefold().replace("'", "").replace("\u2019", ""))
+    s = _CJK_EDGE.sub(" ", s)
     s = " ".join(t.strip(".-/+") if len(t) > 1 else t for t in s.split())
     return " ".join(s.split())
 

@@ -30,6 +30,12 @@ def load_zone(name: str) -> ZoneInfo:
         raise InputError(f"unknown time zone {name!r}: use an IANA name such as UTC or Asia/Shanghai") from None
 
 
+MIN_YEAR = 1970
+"""The first year an ISO week may name (older weeks are typos, not history)."""
+MAX_YEAR = 2100
+"""The last year an ISO week may name."""
+
+
 @dataclass(frozen=True, order=True)
 class IsoWeek:
     """An ISO week ``year``-W``week`` (1-53)."""
@@ -48,8 +54,8 @@ class IsoWeek:
         if not m:
             raise InputError(f"invalid week {text!r}: use the ISO form YYYY-Www, e.g. 2026-W20")
         year, week = int(m.group(1)), int(m.group(2))
-        if not 1970 <= year <= 2100:
-            raise InputError(f"invalid week {text!r}: the year must be between 1970 and 2100")
+        if not MIN_YEAR <= year <= MAX_YEAR:
+            raise InputError(f"invalid week {text!r}: the year must be between {MIN_YEAR} and {MAX_YEAR}")
         try:
             date.fromisocalendar(year, week, 1)
         except ValueError:

@@ -19,6 +19,9 @@ _EN = (r"\b(?:prs?|pull requests?|changes|work|merges?)\s+(?:by|from)\s+(?P<a>.+
 _ZH = (r"^(?P<c>.+?)\s*(?:这周|本周|上周)?\s*(?:合并了?什么|合并的\s*pr|的\s*pr)",)
 PATTERNS = {"en": _EN, "zh": _ZH}
 _RXS = tuple(re.compile(p) for p in (*_EN, *_ZH))
+_TOPIC_WORDS = re.compile(r"(?:相关|有关|方面|关于)$|^关于")
+"""A name ending in these ("DeepSeek V4 相关的 PR") is a topic, not an author: the search reads it."""
+_MENTION_ONLY = re.compile(r"^(?:prs?|pull requests?|changes|work|merges?)\s+(?:by|from)$")
 
 
 class AuthorQuery(QueryBase):
@@ -30,13 +33,16 @@ class AuthorQuery(QueryBase):
 
 
 def parse(inp: ParseInput) -> AuthorQuery | None:
-    """``PRs by NAME``, ``what did NAME merge``, ``NAME 这周合并了什么``."""
+    """``PRs by NAME``, ``what did NAME merge``, ``NAME 这周合并了什么``; ``PRs by`` whose name was
+    only an @-mention (removed by cleaning, never read) is an author query without a name."""
     text = inp.rest.strip(" ?？.。")
+    if _MENTION_ONLY.match(text):
+        return AuthorQuery(lang=inp.lang, week=inp.week, name="")
     for rx in _RXS:
         m = rx.search(text)
         if m:
             name = next(v for v in m.groupdict().values() if v).strip(" ?？.。@")
-            if name and len(name) <= 80:
+            if name and len(name) <= 80 and not _TOPIC_WORDS.search(name):
                 return AuthorQuery(lang=inp.lang, week=inp.week, name=name)
     return None
 
@@ -49,7 +55,11 @@ def match_authors(name: str, authors: set[str]) -> list[str]:
 
 
 def answer(q: AuthorQuery, ctx: AnswerContext) -> Card:
-    """The author's PRs of the week, or the candidates, or "nobody called NAME merged"."""
+    """The author's PRs of the week, or the candidates, or "nobody called NAME merged"; without a
+    name (only an @-mention was given) "name an author by login or name"."""
+    if not q.name:
+        return message_card(tr(ctx.lang, "card.author.header_unnamed"), [tr(ctx.lang, "card.author.unnamed")],
+                            lang=ctx.lang, role="author_candidates")
     w = ctx.week_digest(q.week)
     if isinstance(w, Card):
         return w

@@ -33,6 +33,8 @@ around the module name; without them, a text that is only a module name still as
 _HEAD = re.compile(rf"^(?:{PATTERNS['en'][0]})\b ?|^(?:{PATTERNS['zh'][0]}) ?")
 _STRONG = re.compile(r"^(?:modules?\b|模块)")
 _TAIL = re.compile(rf" ?(?:{PATTERNS['en'][1]}|{PATTERNS['zh'][1]})$")
+_WORD_MODULE = re.compile(r" ?(?:\bmodules?|模块)$")
+"""A trailing "module" after the name ("注意力模块有什么变化", "attention module changes")."""
 
 
 def parse(inp: ParseInput) -> QueryBase | None:
@@ -48,6 +50,9 @@ def parse(inp: ParseInput) -> QueryBase | None:
     tm = _TAIL.search(name)
     if tm:
         explicit, name = True, name[: tm.start()].strip()
+    wm = _WORD_MODULE.search(name)
+    if wm and name[: wm.start()].strip():
+        explicit, name = True, name[: wm.start()].strip()
     if not name and rest != inp.text:  # only a week ("this week"): the week's summary
         return SummaryQuery(lang=inp.lang, week=inp.week)
     module, asked, candidates = module_target(name, inp.modules)

@@ -33,7 +33,8 @@ class PRLookupQuery(QueryBase):
     number: int = Field(gt=0)
 
 
-PATTERNS = {"en": (r"(?ai:(?:\bpr ?#? ?|\bpull request ?#? ?|#|/pull/)([0-9]{1,40})(?![0-9]))",)}
+PATTERNS = {"en": (r"(?ai:(?:\bpr ?#? ?|\bpull request ?#? ?|#|/pull/)([0-9]{1,40})(?![0-9]| ?-? ?w ?[0-9]))",)}
+"""A number after "PR", "#" or "/pull/", unless an ISO week follows it ("PR 2026-W20" names a week)."""
 _RX = compile_patterns(PATTERNS)
 
 

@@ -50,7 +50,7 @@ whom whose any anything some show me list tell give get got there all please pls
 changes changed change prs pr pull request requests merged merge merges this last previous week weeks related stuff
 work new news updates update happened happening recent recently latest lately how much many""".split())
 _ZH_FILLER = re.compile(r"的|了|吗|呢|吧|有|哪些|什么|相关|改动|变化|更新|最近|本周|这周|上周|请|帮我|看看|看一下|一下|关于|"
-                        r"和|与|及|有没有|是否|一些|所有|合并|情况|进展|工作|pr")
+                        r"和|与|及|有没有|是否|一些|所有|合并|情况|进展|工作|(?<![a-z0-9])prs?(?![a-z0-9])")
 _WORD = re.compile(r"[a-z0-9][a-z0-9_.+\-]*|[\u3400-\u9fff\uf900-\ufaff]+")
 _TITLE_WORD = re.compile(r"[a-z0-9]+|[\u3400-\u9fff]+")
 

@@ -26,14 +26,17 @@ class TopPRsQuery(QueryBase):
 
 PATTERNS = {"en": (r"\btop(?: prs?| pull requests?)?\b|\bkey prs?\b|\bimportant prs?\b",), "zh": ("重点|重要",)}
 _RX = compile_patterns(PATTERNS)
+_BARE = re.compile(r"^(?:(?:show|list|all|the|me|merged|week|s)\s+)*(?:prs?|pull requests?)(?:\s+merged)?$|^(?:所有的?|合并的)?\s*pr$")
+"""Only "PRs" (with a week: "PRs 2026-W20", "本周 PR"): the week's key PRs."""
 _N = re.compile(r"(?:\btop|前|最重要的?|重点)\s*([0-9]{1,3})(?![0-9])|(?<![0-9])([0-9]{1,3})\s*(?:个|条)?\s*(?:key|important|重点|重要|top)",
                 re.ASCII | re.IGNORECASE)
 
 
 def parse(inp: ParseInput) -> TopPRsQuery | None:
-    """``top PRs``, ``top 5 PRs``, ``key PRs``, ``重点PR``, ``前 5 个重点 PR`` (N capped at :data:`MAX_N`)."""
+    """``top PRs``, ``top 5 PRs``, ``key PRs``, ``重点PR``, ``前 5 个重点 PR`` (N capped at :data:`MAX_N`);
+    only "PRs" with an optional week (``PRs 2026-W20``) lists the week's key PRs."""
     if not _RX.search(inp.rest):
-        return None
+        return TopPRsQuery(lang=inp.lang, week=inp.week) if _BARE.match(inp.rest) else None
     m = _N.search(inp.rest)
     n = int(m.group(1) or m.group(2)) if m else None
     return TopPRsQuery(lang=inp.lang, week=inp.week, n=min(max(n, 1), MAX_N) if n is not None else None)

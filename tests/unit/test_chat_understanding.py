@@ -1,0 +1,123 @@
+"""Tester findings on chat understanding, answered on the real week 2026-W20 (skipped without
+../shared): a week after "PR" is no PR number, Chinese written without spaces around "PR", topics
+that are no authors, a trailing "模块", bare "PRs", mention-only authors and weeks outside the years
+1970..2100."""
+
+from __future__ import annotations
+
+import pytest
+
+from chatbot.cards import block_text
+from chatbot.intents.help import HelpQuery
+from chatbot.queries import DigestCache, answer, parse
+from prhub.chat import cited_prs
+from tests.conftest import week_prs
+
+
+@pytest.fixture(scope="module")
+def cache(vllm_rules):
+    return DigestCache(week_prs("2026-W20"), repo="vllm-project/vllm", rules=vllm_rules)
+
+
+@pytest.fixture(scope="module")
+def ask(cache, vllm_rules):
+    from chatbot.queries import ModuleIndex
+
+    index = ModuleIndex(vllm_rules)
+    now = max(p.merged_at for p in week_prs("2026-W20"))
+
+    def run(text):
+        q = parse(text, modules=index)
+        card = answer(q, digest_provider=cache, now=now, modules=index, history=cache.history, so_far=False)
+        return q, card
+    return run
+
+
+def text_of(card):
+    return "\n".join([card.header, *(block_text(b) for b in card.blocks)])
+
+
+# (question, intent, header, the PRs it cites first)
+WEEK_AFTER_PR = [
+    ("本周安全相关的 PR 2026-W20", "risk_tag", "安全相关 · vllm-project/vllm 2026-W20", [42594]),
+    ("security PR 2026-W20", "risk_tag", "security-sensitive change · vllm-project/vllm 2026-W20", [42594]),
+    ("重点PR 2026-W20", "top_prs", "重点 PR · vllm-project/vllm 2026-W20", [41946, 39568, 42434]),
+    ("top PR 2026 W20", "top_prs", "Top PRs · vllm-project/vllm 2026-W20", [41946, 39568, 42434]),
+]
+
+
+@pytest.mark.parametrize("question,intent,header,first", WEEK_AFTER_PR)
+def test_a_week_after_pr_is_no_pr_number(ask, question, intent, header, first):
+    q, card = ask(question)
+    assert (q.intent, q.week, card.header) == (intent, "2026-W20", header)
+    assert cited_prs(card)[:len(first)] == first
+
+
+def test_a_pr_number_is_still_one(ask):
+    for text in ("PR #42202", "pr42202", "PR 42202 w/ fix", "哪个PR42202"):
+        q, card = ask(text)
+        assert (q.intent, q.number, card.header) == ("pr_lookup", 42202, "PR #42202"), text
+
+
+# (unspaced, spaced, header, the PRs it cites first)
+UNSPACED = [
+    ("哪些PR删了测试", "哪些 PR 删了测试", "删除测试 · vllm-project/vllm 2026-W20", [41035, 38288, 42274]),
+    ("本周安全相关的PR", "本周安全相关的 PR", "安全相关 · vllm-project/vllm 2026-W20", [42594]),
+    ("缺少测试的PR", "缺少测试的 PR", "缺少测试覆盖 · vllm-project/vllm 2026-W20", [41429, 42339, 41263]),
+    ("哪些PR缺少测试", "哪些 PR 缺少测试", "缺少测试覆盖 · vllm-project/vllm 2026-W20", [41429, 42339, 41263]),
+]
+
+
+@pytest.mark.parametrize("unspaced,spaced,header,first", UNSPACED)
+def test_chinese_without_spaces_around_pr_reads_like_the_spaced_form(ask, unspaced, spaced, header, first):
+    q, card = ask(unspaced)
+    assert q == ask(spaced)[0] and q.intent == "risk_tag" and not q.asked
+    assert card.header == header and cited_prs(card)[:len(first)] == first
+    assert "没有名为" not in text_of(card)
+
+
+def test_a_topic_with_xiangguan_is_searched_not_an_author(ask):
+    q, card = ask("DeepSeek V4 相关的PR")
+    assert (q.intent, q.text) == ("search", "deepseek v4")
+    assert card.header == "搜索“deepseek v4” · 2026-W20"
+    assert cited_prs(card)[:3] == [42810, 42320, 42342] and "共 217 个 PR 中有 13 个。" in text_of(card)
+
+
+def test_a_trailing_module_word_names_the_module(ask):
+    q, card = ask("注意力模块有什么变化")
+    assert (q.intent, q.module) == ("module", "attention")
+    assert card.header == "注意力后端（attention）· 2026-W20"
+    en = ask("what changed in attention")[1]
+    assert cited_prs(card) == cited_prs(en) and cited_prs(card)[:3] == [42339, 40392, 42304]
+    assert ask("attention module changes")[0].module == "attention"
+
+
+def test_bare_prs_with_a_week_lists_the_weeks_key_prs(ask):
+    q, card = ask("PRs 2026-W20")
+    assert (q.intent, q.week) == ("top_prs", "2026-W20")
+    assert card.header == "Top PRs · vllm-project/vllm 2026-W20"
+    assert cited_prs(card) == cited_prs(ask("top PRs 2026-W20")[1]) and cited_prs(card)[:3] == [41946, 39568, 42434]
+    assert "Search" not in text_of(card)
+
+
+@pytest.mark.parametrize("question", ["PRs by @all", "PRs by <!channel>", "prs from @here"])
+def test_prs_by_a_mention_only_is_no_author_and_never_echoes_it(ask, question):
+    q, card = ask(question)
+    assert (q.intent, q.name) == ("author", "")
+    text = text_of(card)
+    assert card.header == "PRs by an author"
+    assert text.endswith("No such author: name one by login or name (e.g. “PRs by Michael Goin”); "
+                         "@-mentions are not read as names.")
+    for junk in ("@all", "channel", "@here", "Search"):
+        assert junk not in text
+
+
+@pytest.mark.parametrize("week,ok", [("1969-W52", False), ("1970-W01", True), ("2100-W01", True), ("2101-W01", False),
+                                     ("9999-W01", False), ("2026-W53", True), ("2026-W54", False)])
+def test_weeks_outside_the_years_get_the_bad_week_answer(ask, week, ok):
+    q, card = ask(f"risks {week}")
+    if ok:
+        assert q.intent == "risks" and q.week == week
+        return
+    assert q == HelpQuery(lang="en", problem=f"bad_week:{week}")
+    assert text_of(card).split("\n")[1] == f"“{week}” is not a valid ISO week: use the form 2026-W19."
