@@ -33,7 +33,7 @@ from chatbot.errors import PrhubError
 from chatbot.events import EventLog
 from chatbot.i18n import tr
 from chatbot.queries import Responder
-from chatbot.repo_mention import find_repo_mention
+from chatbot.repo_mention import find_repo_mention, unknown_repo_card
 from chatbot.subscriptions import PLATFORM_NAME, Requester
 
 log = logging.getLogger(__name__)
@@ -149,12 +149,7 @@ class ChatService:
 
     def unknown_repo_card(self, repo: str, lang: str) -> Card:
         """One line: ``repo`` is not configured, and the configured repositories."""
-        known = ", ".join(r.repo for r in self.responders.values())
-        line = (Text(text=tr(lang, "card.repo.unknown.before")), Untrusted(text=repo),
-                Text(text=tr(lang, "card.repo.unknown.after", repos=known, first=self.default.repo)))
-        return Card(header=tr(lang, "card.repo.unknown.header"), lang=lang,
-                    blocks=(Section(role="error", lines=(line,)),),
-                    fallback="".join(t.text for t in line))
+        return unknown_repo_card(repo, lang, [r.repo for r in self.responders.values()])
 
     def accept(self, msg: InboundMessage) -> bool:
         """Filter, then claim the de-dup key: True when this copy of the message is to be answered.

@@ -18,6 +18,7 @@ from chatbot.errors import InputError
 from chatbot.models import DigestText
 from chatbot.queries import DigestCache, ModuleIndex, answer, parse
 from chatbot.render.text import card_to_text
+from chatbot.repo_mention import find_repo_mention, path_roots, unknown_repo_card
 from chatbot.rules import Rules
 from chatbot.weeks import IsoWeek, load_zone
 from prhub import bootstrap
@@ -92,16 +93,24 @@ def ask_cache(text: str, provider: DigestCache, *, rules: Rules, tz: str, lang: 
               clock: Callable[[], datetime] = SYSTEM_CLOCK.now) -> str:
     """:func:`ask` on PRs already read (``provider``: its PRs are the history; now = their newest merge).
 
+    A repository the text names is read as in chat (:mod:`chatbot.repo_mention`): the input's
+    repository is removed from the text ("risks in vllm-project/vllm" asks "risks"); another
+    ``owner/name`` is answered with the one line naming the repository the input holds.
+
     Raises:
         InputError: unknown zone.
     """
     index = ModuleIndex(rules)
     now = max(p.merged_at for p in provider.prs)
-    query = parse(text, modules=index)
     zone = load_zone(tz)
+    mention = find_repo_mention(text, configured=[provider.repo], path_roots=path_roots(rules))
+    query = parse(mention.rest if mention is not None else text, modules=index)
     live = clock() < IsoWeek.containing(now, zone).utc_window(zone)[1]
-    card = answer(query, digest_provider=provider, now=now, lang=lang, tz=tz, modules=index,
-                  report_url=lambda w: report_url(provider.repo, w), history=provider.history, so_far=live)
+    if mention is not None and not mention.known:
+        card = unknown_repo_card(mention.repo, lang if lang in ("en", "zh") else query.lang, [provider.repo])
+    else:
+        card = answer(query, digest_provider=provider, now=now, lang=lang, tz=tz, modules=index,
+                      report_url=lambda w: report_url(provider.repo, w), history=provider.history, so_far=live)
     if fmt == "json":
         return json.dumps(answer_json(query, card, repo=provider.repo, now=now, tz=tz), indent=2, ensure_ascii=False) + "\n"
     return render_cards([card], fmt)

@@ -35,6 +35,7 @@ from prhub.clock import SYSTEM_CLOCK
 from chatbot.inbound import ActionHandler, ChatService
 from chatbot.pr_history import StoreHistory
 from chatbot.queries import DigestProvider, ModuleIndex, Responder, WindowDigests
+from chatbot.repo_mention import path_roots
 from chatbot.weeks import IsoWeek
 from prhub import platforms
 from prhub.guard import DEFAULT_MAX_REQUEST_BYTES, RequestGuard, quiet_sdk_loggers
@@ -95,17 +96,6 @@ def report_url_fn(settings: Settings, repo: str) -> Callable[[IsoWeek], str | No
     if not base:
         return None
     return lambda week: f"{base}/reports/{repo}/{week}"
-
-
-def path_roots(rules: Rules) -> frozenset[str]:
-    """Top directories named by a rules file's path globs (``vllm``, ``csrc``, ``tests``): in chat, an
-    ``owner/name`` starting with one is a path, not a repository."""
-    globs = [g for m in rules.modules for g in m.paths]
-    for name in ("core_paths", "source_paths", "test_paths", "dependency_paths", "docs_paths", "ci_paths",
-                 "security_paths"):
-        globs.extend(getattr(rules, name))
-    return frozenset(root.casefold() for root in (g.split("/", 1)[0] for g in globs if "/" in g)
-                     if root and not any(c in root for c in "*?[{"))
 
 
 def as_config(settings: Settings | Config) -> Config:

@@ -199,7 +199,8 @@ def test_every_configured_repository_is_served_where_it_is_bound(weekly_sqlite):
     asks = [("D_ALICE", "risks last week"), ("C_EX", "risks last week"), ("C_VLLM", "risks last week"),
             ("D_ALICE", "risks in vllm-project/vllm last week"), ("C_EX", "vllm-project/vllm 上周的风险"),
             ("C_VLLM", "risks in foo-org/bar-repo"), ("D_ALICE", "foo-org/bar-repo 的风险"),
-            ("D_ALICE", "subscribe attention in vllm-project/vllm"), ("C_VLLM", "changes in vllm/v1 last week")]
+            ("D_ALICE", "subscribe attention in vllm-project/vllm"), ("C_VLLM", "changes in vllm/v1 last week"),
+            ("C_VLLM", "risks in foo/bar")]
     try:
         answers = [blocks_text(ask(slack, bot, ch, text, 10 + i)) for i, (ch, text) in enumerate(asks)]
         subs = sorted((s.repo, s.module) for r in (EXAMPLE, VLLM) for s in bot.store.subscriptions_to(r))
@@ -218,3 +219,6 @@ def test_every_configured_repository_is_served_where_it_is_bound(weekly_sqlite):
     assert "未配置仓库 foo-org/bar-repo；可以问：example-org/example-repo, vllm-project/vllm" in answers[6]
     assert subs == [(VLLM, "attention")]  # the named repository's module, not the first repository's
     assert "foo" not in answers[8] and tr("en", "card.repo.unknown.header") not in answers[8]  # a path, not a repo
+    # a short unconfigured owner/name is still a repository, not C_VLLM's week
+    assert "I do not serve foo/bar; ask about one of: example-org/example-repo, vllm-project/vllm" in answers[9]
+    assert vllm_header not in answers[9]

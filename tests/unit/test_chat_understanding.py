@@ -121,3 +121,23 @@ def test_weeks_outside_the_years_get_the_bad_week_answer(ask, week, ok):
         return
     assert q == HelpQuery(lang="en", problem=f"bad_week:{week}")
     assert text_of(card).split("\n")[1] == f"“{week}” is not a valid ISO week: use the form 2026-W19."
+
+
+@pytest.mark.parametrize("question,lang,header,line", [
+    ("risks in vllm-project/vllm", "en", "Risks · vllm-project/vllm 2026-W20", ""),
+    ("vllm-project/vllm 的风险", "zh", "风险 · vllm-project/vllm 2026-W20", ""),
+    ("risks in foo/bar", "en", "Unknown repository",
+     'I do not serve foo/bar; ask about one of: vllm-project/vllm (e.g. "risks in vllm-project/vllm").'),
+    ("foo/bar 的风险", "zh", "未知仓库", "未配置仓库 foo/bar；可以问：vllm-project/vllm（例如“vllm-project/vllm 的风险”）。"),
+])
+def test_ask_reads_a_repository_mention_as_serve_does(cache, vllm_rules, question, lang, header, line):
+    import json
+
+    from prhub.chat import ask_cache
+
+    out = json.loads(ask_cache(question, cache, rules=vllm_rules, tz="UTC", lang=None, fmt="json"))
+    assert (out["card"]["header"], out["card"]["lang"], out["repo"]) == (header, lang, "vllm-project/vllm")
+    if line:
+        assert out["card"]["fallback"] == line and out["prs"] == []
+    else:  # the repository's risks, not a path query for "vllm-project/vllm"
+        assert out["intent"] == "risks" and out["prs"][:3] == [41946, 39568, 42434]

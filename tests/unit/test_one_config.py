@@ -124,7 +124,8 @@ ROOTS = ("vllm", "csrc", "tests")
     ("vllm-project/vllm risks", "vllm-project/vllm", True, "risks"),  # a configured one, anywhere
     ("risks in vllm-project/vllm.", "vllm-project/vllm", True, "risks"),
     ("risks in foo-org/bar-repo", "foo-org/bar-repo", False, "risks"),
-    ("risks in abcd/efgh", "abcd/efgh", False, "risks"),  # 8 characters: long enough to be a repository
+    ("risks in abcd/efgh", "abcd/efgh", False, "risks"),
+    ("risks in foo/bar", "foo/bar", False, "risks"),  # 6 characters: long enough to be a repository
 ])
 def test_repo_mentions(text, repo, known, rest):
     m = find_repo_mention(text, configured=C, path_roots=ROOTS)
@@ -134,7 +135,8 @@ def test_repo_mentions(text, repo, known, rest):
 @pytest.mark.parametrize("text", [
     "changes in vllm/v1",  # a top directory of the rules: a path
     "PRs touching vllm/v1/worker",  # three parts: a path
-    "risks in abc/efgh",  # 7 characters: a word, not a repository
+    "risks in ab/cde",  # 5 characters: a word, not a repository
+    "risks in foo/bar.py", "改了 tools/setup.py 的 PR",  # a file extension: a path
     "risks in CI/CD", "risks in 2026/05", "foo-org/bar-repo risks",  # unconfigured and bare: not a mention
     "what changed in spec-decode",
 ])
