@@ -637,7 +637,7 @@ def pr_card(p: AnalyzedPR, d: DigestText, *, limits: CardLimits = DEFAULT_LIMITS
     )
     title_line: Line = (PRRef(number=p.number, url=safe_url(p.url), title=clip(p.title, limits.title_chars * 2)),)
     pr_lines: tuple[Line, ...] = (title_line,)
-    if p.gist and p.gist_source == "description":  # what the PR does, in its own words
+    if p.gist and p.gist_source in ("description", "model"):  # what the PR does (its own words, or the checked summary)
         pr_lines += ((Untrusted(text=clip(p.gist, limits.detail_chars * 2)),),)
     blocks: list[Block] = [Section(role="pr", lines=pr_lines), Fields(items=fields)]
     reasons = _risk_reason_lines(p, lang, limits)

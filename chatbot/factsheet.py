@@ -19,7 +19,7 @@ import json
 import math
 from typing import Any
 
-from chatbot.models import DigestText
+from chatbot.models import AnalyzedPR, DigestText
 
 PROMPT_OVERHEAD = 600
 """Tokens reserved for the system prompt, the answer schema and the chat template."""
@@ -46,15 +46,29 @@ def fact_sheet(d: DigestText) -> dict[str, Any]:
                     for s in d.module_stats[:10]],
         "storylines": [{"id": t.module, "name": t.name, "prs": list(t.prs), "rule_sentence": t.summary}
                        for t in d.themes],
-        "key_prs": [{"number": p.number, "title": p.title, "gist": p.gist, "gist_from": p.gist_source, "results": list(p.results),
-                     "modules": [d.module_names.get(m, m) for m in p.modules[:3]], "importance": p.importance,
-                     "risks": list(p.risk_tags)} for p in d.key_prs],
+        "key_prs": [_key_pr(d, p) for p in d.key_prs],
         "risks": [{"kind": r.kind, "prs": list(r.prs[:8]), "pr_count": len(r.prs), "detail": r.detail} for r in d.risks],
         "findings": [{"pr": f.pr, "bot": f.bot, "severity": f.severity, "path": f.path, "line": f.line, "quote": f.quote}
                      for p in sorted(d.prs, key=lambda x: (-x.importance, x.number)) for f in p.findings][:20],
         "recommendations": [{"text": r.text, "prs": list(r.prs)} for r in d.recommendations],
         "reverted": [{"pr": n, "reverted_by": by_num[n].reverted_by} for n in d.reverted if n in by_num],
     }
+
+
+def _key_pr(d: DigestText, p: AnalyzedPR) -> dict[str, Any]:
+    return {"number": p.number, "title": p.title, "gist": p.gist, "gist_from": p.gist_source, "results": list(p.results),
+            "modules": [d.module_names.get(m, m) for m in p.modules[:3]], "importance": p.importance,
+            "risks": list(p.risk_tags)}
+
+
+def pr_entry(d: DigestText, p: AnalyzedPR) -> dict[str, Any]:
+    """One key PR's facts for its one-sentence summary: its fact-sheet entry (title, extractive gist,
+    stated results, modules, importance, risk tags) plus the language, its revert/fix links and
+    its review findings (at most 5). Everything a changed PR changes is in it (its content hash
+    keys the summary cache)."""
+    return {"language": d.lang, **_key_pr(d, p), "reverted_by": p.reverted_by, "fixed_by": list(p.fixed_by),
+            "findings": [{"bot": f.bot, "severity": f.severity, "path": f.path, "line": f.line, "quote": f.quote}
+                         for f in p.findings[:5]]}
 
 
 def sheet_text(sheet: dict[str, Any]) -> str:

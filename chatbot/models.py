@@ -221,7 +221,8 @@ class AnalyzedPR(Frozen):
     gist: str = ""
     """What the PR does in its own words (:mod:`chatbot.gist`; ≤ 200 characters, plain text)."""
     gist_source: str = "title"
-    """``description`` when the gist comes from the PR description, ``title`` otherwise."""
+    """``description`` when the gist comes from the PR description, ``title`` otherwise, ``model`` when
+    the LLM writer worded it from the PR's facts and the validator passed it (:func:`chatbot.writer.write_summaries`)."""
     results: tuple[str, ...] = ()
     """Measured results the PR states, quoted exactly ("28.9% E2E latency improvement")."""
     facts: str = ""
@@ -272,6 +273,12 @@ class ProseInfo(Frozen):
     completion_tokens: int = 0
     seconds: float = 0.0
     cached: bool = False
+    summaries: int = 0
+    """Key-PR summaries the model wrote that passed the validator (gists with ``gist_source == "model"``)."""
+    summaries_rules: int = 0
+    """Key-PR summaries that fell back to the extractive gist (answer failed the check, or model error)."""
+    summaries_cached: int = 0
+    """Key-PR summaries taken from the summary cache (0 tokens)."""
 
 
 class Recommendation(Frozen):
@@ -355,16 +362,27 @@ class Prose(Frozen):
     storylines: dict[str, str] = {}
     recommendations: tuple[Recommendation, ...] = ()
     info: ProseInfo | None = None
+    summaries: dict[int, str] = {}
+    """Model-written, validated one-sentence summaries of key PRs by PR number (shown as their gist)."""
 
     @classmethod
     def of(cls, d: DigestText) -> Prose:
         """The prose fields of a written digest (what a step returned)."""
         return cls(headline=d.headline, trend_text=d.trend_text, storylines={t.module: t.summary for t in d.themes},
-                   recommendations=d.recommendations, info=d.prose)
+                   recommendations=d.recommendations, info=d.prose,
+                   summaries={p.number: p.gist for p in d.key_prs if p.gist_source == "model"})
 
     def apply(self, d: DigestText) -> DigestText:
-        """``d`` with these sentences: headline, trend, recommendations, the storylines named, the info."""
+        """``d`` with these sentences: headline, trend, recommendations, the storylines named, the info,
+        and the PR summaries as the gists of their PRs (``gist_source = "model"``)."""
         themes = tuple(t.model_copy(update={"summary": self.storylines[t.module]}) if t.module in self.storylines
                        else t for t in d.themes)
-        return d.model_copy(update={"headline": self.headline, "themes": themes, "trend_text": self.trend_text,
-                                    "recommendations": self.recommendations, "prose": self.info})
+        update: dict[str, object] = {"headline": self.headline, "themes": themes, "trend_text": self.trend_text,
+                                     "recommendations": self.recommendations, "prose": self.info}
+        if self.summaries:
+            def worded(p: AnalyzedPR) -> AnalyzedPR:
+                text = self.summaries.get(p.number)
+                return p if text is None else p.model_copy(update={"gist": text, "gist_source": "model"})
+            update["prs"] = tuple(worded(p) for p in d.prs)
+            update["key_prs"] = tuple(worded(p) for p in d.key_prs)
+        return d.model_copy(update=update)

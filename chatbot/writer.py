@@ -14,6 +14,13 @@ still fails is replaced by the rule-written text, and :class:`~chatbot.models.Pr
 it (renderers mark the digest "rule-written"). A model error (timeout, 429 past its retry, 500)
 gives the rule-written digest, marked; no error text ever reaches the digest. Answers are cached
 by (``digest:<repo>:<week>:<lang>``, hash of the fact sheet, model): a re-run costs 0 tokens.
+
+:func:`write_summaries` asks, per key PR, for one sentence worded from that PR's fact-sheet entry
+(:func:`chatbot.factsheet.pr_entry`: title, extractive gist, stated results, modules, risks, review
+findings) as ``{"summary": {"text": "...", "prs": [41946]}}``; the same validator checks it against
+that entry (one retry with the complaints), the extractive gist stays otherwise. Each is cached by
+(``pr:<repo>#<n>:<lang>``, hash of the entry, model): a re-run costs 0 tokens, a changed PR (new
+hash) or another model costs one call again. :func:`write_digest` runs both and reports progress.
 """
 
 from __future__ import annotations
@@ -28,7 +35,7 @@ from typing import Any
 
 from chatbot.errors import ModelError
 from chatbot.i18n import tr
-from chatbot.factsheet import fact_sheet, fit_fact_sheet, sheet_text
+from chatbot.factsheet import fact_sheet, fit_fact_sheet, pr_entry, sheet_text
 from chatbot.models import DigestText, Prose, ProseInfo, Recommendation
 from chatbot.ports import ModelClient, SummaryCache
 from chatbot.prose_check import check_sentence, sheet_numbers
@@ -44,6 +51,18 @@ SYSTEM_PROMPT = (
     "sentence per storyline id of the sheet, \"trend\": {\"text\", \"prs\"} a short module-trend paragraph, "
     "\"recommendations\": [{\"text\", \"prs\"}] at most 4}."
 )
+
+
+PR_SYSTEM_PROMPT = (
+    "You write a one-sentence summary of one merged pull request for a weekly digest: what it does and, "
+    "when the facts state one, its measured result. Use only the facts in the JSON the user sends; do not "
+    "add numbers, PR numbers, names or claims that are not in it. Plain text, no Markdown, no mentions, no "
+    "links, at most 200 characters, in the sheet's language (en: English, zh: Simplified Chinese). Answer "
+    "with one JSON object: {\"summary\": {\"text\": string, \"prs\": [cited PR numbers]}}."
+)
+
+Progress = Callable[[int, int], None]
+"""``progress(done, total)``: called after each model step (key-PR summaries, then the digest prose)."""
 
 
 def _allowed_prs(d: DigestText) -> frozenset[int]:
@@ -207,7 +226,130 @@ def _info(c: _Checked, d: DigestText, model: str, pt: int, ct: int, seconds: flo
 def prose_note(lang: str, info: ProseInfo) -> str:
     """The line that tells readers who wrote the summary sentences (model, partly model, or rules)."""
     if info.source == "model":
-        return tr(lang, "prose.model", model=info.model)
-    if info.source == "mixed":
-        return tr(lang, "prose.mixed", model=info.model, n=info.replaced)
-    return tr(lang, "prose.rules")
+        note = tr(lang, "prose.model", model=info.model)
+    elif info.source == "mixed":
+        note = tr(lang, "prose.mixed", model=info.model, n=info.replaced)
+    else:
+        note = tr(lang, "prose.rules")
+    if info.summaries or info.summaries_rules:
+        note += tr(lang, "prose.summaries", model=info.model, n=info.summaries, rules=info.summaries_rules)
+    return note
+
+
+def _summary_of(text: str, allowed: frozenset[int], numbers: frozenset[str]) -> tuple[str | None, list[str]]:
+    """The validated sentence of a per-PR answer, or None with the complaints."""
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        return None, [f"the answer is not valid JSON ({exc.msg} at character {exc.pos}); answer with one JSON object"]
+    parsed = _sentence(data.get("summary")) if isinstance(data, dict) else None
+    if parsed is None:
+        return None, ['expected {"summary": {"text": string, "prs": [integers]}}']
+    sentence, prs = parsed
+    faults = check_sentence(sentence, prs, allowed, numbers)
+    if faults:
+        return None, [f"summary ({sentence[:80]!r}) " + "; ".join(faults)]
+    return sentence, []
+
+
+class SummaryStats:
+    """Counts of one :func:`write_summaries` run: kept, rule-written, cached, tokens, seconds."""
+
+    def __init__(self) -> None:
+        self.kept = self.rules = self.cached = self.prompt_tokens = self.completion_tokens = 0
+        self.seconds = 0.0
+
+
+def write_summaries(
+    d: DigestText,
+    client: ModelClient,
+    *,
+    cache: SummaryCache | None = None,
+    monotonic: Callable[[], float] = time.monotonic,
+    progress: Progress | None = None,
+    total: int | None = None,
+) -> tuple[dict[int, str], SummaryStats]:
+    """One validated model sentence per key PR (by PR number) and the run's counts (see the module docstring).
+
+    A PR whose answer fails the check twice keeps its extractive gist (not in the result). After a
+    :class:`~chatbot.errors.ModelError` no further PR is asked (all keep their gists): a server
+    that is down costs one timeout, not one per PR. ``progress(done, total)`` is called after each
+    PR (``total`` defaults to the number of key PRs). Tokens as the server reports them; seconds
+    of ``monotonic``.
+    """
+    out: dict[int, str] = {}
+    stats = SummaryStats()
+    count = total if total is not None else len(d.key_prs)
+    failed = False
+    started = monotonic()
+    for i, p in enumerate(d.key_prs, 1):
+        entry = sheet_text(pr_entry(d, p))
+        digest_hash = hashlib.sha256(entry.encode()).hexdigest()
+        subject = f"pr:{d.repo}#{p.number}:{d.lang}"
+        allowed = frozenset({p.number} | {int(n) for n in re.findall(r"#(\d+)", entry)})
+        numbers = sheet_numbers(entry)
+        hit = cache.get_summary(subject, digest_hash, client.model) if cache is not None else None
+        sentence: str | None = None
+        if hit is not None and isinstance(hit.get("answer"), str):
+            sentence, _ = _summary_of(str(hit["answer"]), allowed, numbers)
+            stats.cached += sentence is not None
+        elif not failed:
+            try:
+                answer = client.complete(PR_SYSTEM_PROMPT, entry)
+                pt, ct = answer.prompt_tokens, answer.completion_tokens
+                kept_text = answer.text
+                sentence, complaints = _summary_of(answer.text, allowed, numbers)
+                if complaints:
+                    retry = client.complete(PR_SYSTEM_PROMPT, entry + "\n\nYour previous answer had these faults; "
+                                            "fix them:\n- " + "\n- ".join(complaints))
+                    pt, ct = pt + retry.prompt_tokens, ct + retry.completion_tokens
+                    sentence, _ = _summary_of(retry.text, allowed, numbers)
+                    kept_text = retry.text
+                stats.prompt_tokens += pt
+                stats.completion_tokens += ct
+                if sentence is not None and cache is not None:
+                    cache.put_summary(subject, digest_hash, client.model, {"answer": kept_text}, pt, ct)
+            except ModelError as exc:
+                log.warning("LLM writer, summary of #%d: %s; keeping the extractive gists", p.number, exc.user_message)
+                failed = True
+        if sentence is None:
+            stats.rules += 1
+        else:
+            stats.kept += 1
+            out[p.number] = sentence
+        if progress is not None:
+            progress(i, count)
+    stats.seconds = round(monotonic() - started, 3)
+    return out, stats
+
+
+def write_digest(
+    d: DigestText,
+    client: ModelClient,
+    *,
+    max_input_tokens: int = 8000,
+    cache: SummaryCache | None = None,
+    monotonic: Callable[[], float] = time.monotonic,
+    progress: Progress | None = None,
+) -> DigestText:
+    """``d`` with model-written key-PR summaries (:func:`write_summaries`) and digest prose
+    (:func:`write_prose`), each validated; ``prose`` counts both (tokens and seconds summed,
+    ``cached`` only when no model call was made). The digest prose is worded from the extractive
+    facts, so its cache key does not depend on the summaries. Never raises for model trouble.
+    """
+    total = len(d.key_prs) + 1
+    summaries, stats = write_summaries(d, client, cache=cache, monotonic=monotonic, progress=progress, total=total)
+    written = write_prose(d, client, max_input_tokens=max_input_tokens, cache=cache, monotonic=monotonic)
+    if progress is not None:
+        progress(total, total)
+    base = written.prose or ProseInfo()
+    called = stats.prompt_tokens + stats.completion_tokens > 0 or stats.kept > stats.cached
+    info = base.model_copy(update={
+        "prompt_tokens": base.prompt_tokens + stats.prompt_tokens,
+        "completion_tokens": base.completion_tokens + stats.completion_tokens,
+        "seconds": round(base.seconds + stats.seconds, 3),
+        "cached": base.cached and not called,
+        "summaries": stats.kept, "summaries_rules": stats.rules, "summaries_cached": stats.cached,
+    })
+    prose = Prose.of(written).model_copy(update={"info": info, "summaries": summaries})
+    return prose.apply(d)

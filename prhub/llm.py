@@ -7,6 +7,7 @@ the key read from its ``api_key_env``. The key never reaches logs, cards or erro
 
 from __future__ import annotations
 
+import logging
 import os
 import sys
 from collections.abc import Callable
@@ -14,9 +15,12 @@ from contextlib import AbstractContextManager
 from typing import Any, TextIO
 
 from chatbot.errors import InputError
-from chatbot.models import DigestText
+from chatbot.models import DigestText, ProseInfo
 from chatbot.ports import SummaryCache
+from chatbot.writer import Progress
 from scheduler.config import LLMSettings
+
+log = logging.getLogger(__name__)
 
 
 def llm_settings(configured: LLMSettings | None = None, env: dict[str, str] | None = None) -> LLMSettings | None:
@@ -30,26 +34,35 @@ def llm_settings(configured: LLMSettings | None = None, env: dict[str, str] | No
     return None
 
 
-def write_with_model(d: DigestText, settings: LLMSettings, *, cache: SummaryCache | None = None,
-                     env: dict[str, str] | None = None, report: TextIO | None = None) -> DigestText:
-    """``d`` with the model's validated sentences (:func:`chatbot.writer.write_prose`).
+def report_line(model: str, info: ProseInfo) -> str:
+    """The one line (no newline) that reports a writer run: digest-prose source and sentences, key-PR
+    summaries (model-written, rule-written, from the cache), tokens (or ``cache, 0 tokens``) and seconds."""
+    origin = "cache, 0 tokens" if info.cached else f"{info.prompt_tokens:,} prompt + {info.completion_tokens:,} completion tokens"
+    return (f"prhub: LLM writer {model}: {info.source} ({info.kept} sentences kept, {info.replaced} rule-written; "
+            f"{info.summaries} PR summaries by the model, {info.summaries_rules} rule-written, {info.summaries_cached} "
+            f"from the cache; {origin}; {info.seconds:.1f} s)")
 
-    Prints one line on ``report`` (stderr by default): model, tokens, seconds, and whether the
-    sentences were used, partly used, or replaced by the rule-written text.
+
+def write_with_model(d: DigestText, settings: LLMSettings, *, cache: SummaryCache | None = None,
+                     env: dict[str, str] | None = None, report: TextIO | None = None,
+                     progress: Progress | None = None) -> DigestText:
+    """``d`` with the model's validated key-PR summaries and sentences (:func:`chatbot.writer.write_digest`).
+
+    Prints :func:`report_line` on ``report`` (stderr by default) and logs it at INFO.
     """
     from adapters.llm.client import OpenAIModelClient
-    from chatbot.writer import write_prose
+    from chatbot.writer import write_digest
 
     environ = os.environ if env is None else env
     key = environ.get(settings.api_key_env, "")
     client = OpenAIModelClient(settings.base_url, settings.model, key, timeout_s=settings.timeout_s)
-    out = write_prose(d, client, max_input_tokens=settings.max_input_tokens, cache=cache)
+    out = write_digest(d, client, max_input_tokens=settings.max_input_tokens, cache=cache, progress=progress)
     info = out.prose
     if info is not None:
+        line = report_line(settings.model, info)
+        log.info("%s", line)
         stream = report if report is not None else sys.stderr
-        origin = "cache, 0 tokens" if info.cached else f"{info.prompt_tokens:,} prompt + {info.completion_tokens:,} completion tokens"
-        stream.write(f"prhub: LLM writer {settings.model}: {info.source} ({info.kept} sentences kept, "
-                     f"{info.replaced} rule-written; {origin}; {info.seconds:.1f} s)\n")
+        stream.write(line + "\n")
     return out
 
 
@@ -70,7 +83,9 @@ def store_step(settings: LLMSettings, open_cache: Callable[[], AbstractContextMa
     """The :data:`chatbot.digest_service.DigestStep` of ``--llm``: the writer, with the store opened as its cache."""
 
     def step(d: DigestText) -> DigestText:
-        with open_cache() as cache:
-            return write_with_model(d, settings, cache=cache)
+        from prhub.progress import steps_progress
+
+        with open_cache() as cache, steps_progress(f"{d.repo} {d.week} {settings.model}") as progress:
+            return write_with_model(d, settings, cache=cache, progress=progress)
 
     return step

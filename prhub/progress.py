@@ -12,13 +12,14 @@ from contextlib import contextmanager
 from typing import Any, TextIO
 
 
-def _bar(out: TextIO, unit: str) -> Any:
-    """A transient Rich progress bar on ``out``: description, bar, done/total, ``unit`` text, elapsed time."""
+def _bar(out: TextIO, unit: str, *, terminal: bool | None = None) -> Any:
+    """A transient Rich progress bar on ``out``: description, bar, done/total, ``unit`` text, elapsed time
+    (``terminal``: Rich's ``force_terminal``; None lets Rich detect it)."""
     from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
     return Progress(TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(), TextColumn(unit),
-                    TimeElapsedColumn(), console=Console(file=out), transient=True)
+                    TimeElapsedColumn(), console=Console(file=out, force_terminal=terminal), transient=True)
 
 
 @contextmanager
@@ -75,3 +76,21 @@ def week_progress(label: str, total: int, *, stream: TextIO | None = None,
             bar.update(task, advance=1, week=str(w.week))
 
         yield rich_cb
+
+
+@contextmanager
+def steps_progress(label: str, *, stream: TextIO | None = None, tty: bool | None = None) -> Iterator[Callable[[int, int], None] | None]:
+    """A ``progress(done, total)`` callback drawing a Rich bar of the LLM writer's model steps (key-PR
+    summaries, then the digest prose; :data:`chatbot.writer.Progress`) on ``stream`` (stderr) when it
+    is a terminal; None otherwise, so that piped output and stderr stay as they are."""
+    out = stream if stream is not None else sys.stderr
+    if not (out.isatty() if tty is None else tty):
+        yield None
+        return
+    with _bar(out, "model steps", terminal=True) as bar:
+        task = bar.add_task(label, total=None)
+
+        def cb(done: int, total: int) -> None:
+            bar.update(task, completed=done, total=total)
+
+        yield cb

@@ -1,12 +1,12 @@
 """``prhub digest --llm`` as a user runs it: the real openai client, a scripted fake server, the store's cache."""
 
-import json
 import os
 import subprocess
 import sys
 
 from tests.conftest import ROOT
-from tests.fakes.openai_server import FakeOpenAI, Reply
+from tests.adapters.llm.test_pr_summaries import summary_answer
+from tests.fakes.openai_server import Answer, FakeOpenAI
 
 
 def prhub(*args, env):
@@ -14,30 +14,22 @@ def prhub(*args, env):
                           env={**os.environ, "PYTHONPATH": str(ROOT), **env})
 
 
-def answer_for(digest_json: dict) -> str:
-    themes = digest_json["themes"]
-    return json.dumps({
-        "headline": {"text": f"{digest_json['total_prs']} PRs merged in 2026-W20.", "prs": []},
-        "storylines": [{"id": t["module"], "text": f"{t['name']}: #{t['prs'][0]} leads it.", "prs": [t["prs"][0]]}
-                       for t in themes],
-        "trend": {"text": "Model support had the most PRs.", "prs": []},
-        "recommendations": [{"text": "Check the revert #42434 of #39917.", "prs": [42434, 39917]}],
-    })
-
-
-def test_digest_llm_uses_checked_sentences_and_a_rerun_costs_zero_tokens(tmp_path):
+def test_digest_llm_words_each_key_pr_once_and_reports_tokens_and_seconds(tmp_path):
     db = f"sqlite:///{tmp_path / 'prhub.db'}"
-    base = prhub("digest", "--sample", "--format", "json", env={})
-    assert base.returncode == 0, base.stderr
-    with FakeOpenAI([Reply(answer_for(json.loads(base.stdout)))]) as fake:
+    with FakeOpenAI([Answer(summary_answer)]) as fake:
         env = {"PRHUB_LLM_BASE_URL": fake.base_url, "PRHUB_LLM_MODEL": "qwen3", "PRHUB_LLM_API_KEY": "sk-test"}
         first = prhub("digest", "--sample", "--llm", "--db", db, env=env)
         assert first.returncode == 0, first.stderr
+        assert len(fake.requests) == 25  # 24 key-PR summaries + the digest prose
+        line = first.stderr.strip().splitlines()[-1]
+        assert line.startswith("prhub: LLM writer qwen3: model (") and "24 PR summaries by the model, 0 rule-written, 0 from the cache" in line
+        assert "5,000 prompt + 1,000 completion tokens" in line and line.endswith(" s)")
         assert "Summary sentences written by qwen3 and checked against the facts." in first.stdout
-        assert "prhub: LLM writer qwen3: model (" in first.stderr and "1,200 prompt + 300 completion tokens" in first.stderr
+        assert "Key-PR summaries: 24 written by qwen3 and checked, 0 rule-written" in first.stdout
+        assert "\x1b[" not in first.stderr  # no progress bar when stderr is not a terminal
         second = prhub("digest", "--sample", "--llm", "--db", db, env=env)
-        assert second.returncode == 0 and second.stdout == first.stdout
-        assert "cache, 0 tokens" in second.stderr and len(fake.requests) == 1
+        assert second.stdout == first.stdout and len(fake.requests) == 25
+        assert "24 from the cache; cache, 0 tokens" in second.stderr
     assert "sk-test" not in first.stderr + first.stdout
 
 

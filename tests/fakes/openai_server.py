@@ -3,7 +3,8 @@
 ``POST /v1/chat/completions`` answers with the next step of the script; each step is one of
 :class:`Reply` (HTTP 200 with a chat completion whose message content is ``content``),
 :class:`Status` (an error status, JSON error body as OpenAI sends it, optional ``Retry-After``),
-or :class:`Stall` (sleeps longer than the client's timeout, then answers). Like the real API it
+:class:`Answer` (HTTP 200 whose content a function of the request body computes), or
+:class:`Stall` (sleeps longer than the client's timeout, then answers). Like the real API it
 rejects a request without a Bearer key (401), without ``model`` or ``messages`` (400), and with a
 ``response_format`` type other than ``json_object``/``json_schema``/``text`` (400). Every request
 body is kept in ``requests``.
@@ -16,6 +17,7 @@ import threading
 import time
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler
+from collections.abc import Callable
 from typing import Any
 
 from tests.fakes.loopback import LoopbackServer
@@ -36,12 +38,19 @@ class Status:
 
 
 @dataclass(frozen=True)
+class Answer:
+    reply: Callable[[dict[str, Any]], str]
+    prompt_tokens: int = 200
+    completion_tokens: int = 40
+
+
+@dataclass(frozen=True)
 class Stall:
     seconds: float
     content: str = "{}"
 
 
-Step = Reply | Status | Stall
+Step = Reply | Status | Stall | Answer
 
 
 class FakeOpenAI(LoopbackServer):
@@ -103,6 +112,8 @@ class FakeOpenAI(LoopbackServer):
             time.sleep(step.seconds)
             content = step.content
             pt, ct = 1, 1
+        elif isinstance(step, Answer):
+            content, pt, ct = step.reply(body), step.prompt_tokens, step.completion_tokens
         else:
             content, pt, ct = step.content, step.prompt_tokens, step.completion_tokens
         self._send(h, 200, {
