@@ -253,6 +253,17 @@ class AnswerContext:
             return None
         return self.zone_week(first), self.zone_week(last)
 
+    def stored_span(self, *asked: IsoWeek) -> list[str]:
+        """``["The stored PRs are from 2026-W15 to 2026-W20; ask about one of those weeks …"]`` when
+        none of the ``asked`` weeks lies in the stored history (``[]`` without history, or when one
+        does): said under every "no merged PRs" answer, so an empty answer points to the data."""
+        span = self.history_weeks()
+        if span is None or any(span[0] <= w <= span[1] for w in asked):
+            return []
+        if span[0] == span[1]:
+            return [tr(self.lang, "card.stored_one", week=span[0])]
+        return [tr(self.lang, "card.stored_span", first=span[0], last=span[1])]
+
     def current_week(self) -> IsoWeek:
         """The ISO week in ``tz`` containing ``now``.
 
@@ -281,13 +292,14 @@ class AnswerContext:
         notice: list[str] = []
         if d.total_prs == 0:
             if ref != "current":
-                return message_card(d.repo, [tr(self.lang, "card.empty_week", week=week)], lang=self.lang, role="empty")
+                return message_card(d.repo, [tr(self.lang, "card.empty_week", week=week), *self.stored_span(week)],
+                                    lang=self.lang, role="empty")
             prev = week.previous()
             d = self.provider.digest(prev, self.lang)
             notice = [tr(self.lang, "card.empty_now", week=week)]
             if d.total_prs == 0:
                 notice.append(tr(self.lang, "card.empty_week", week=prev))
-                return message_card(d.repo, notice, lang=self.lang, role="empty")
+                return message_card(d.repo, notice + self.stored_span(week, prev), lang=self.lang, role="empty")
             notice.append(tr(self.lang, "card.showing_last", week=prev))
             week = prev
         elif self.so_far and week == self.current_week():  # the week is not over: say how current the answer is

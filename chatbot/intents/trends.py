@@ -38,8 +38,10 @@ def parse(inp: ParseInput) -> TrendsQuery | None:
 
 def answer(q: TrendsQuery, ctx: AnswerContext) -> Card:
     """Trends of the weeks ending with the current week (the previous one when the current week
-    has no PRs yet); leading weeks without PRs (before the history) are dropped."""
+    has no PRs yet); leading weeks without PRs (before the history) are dropped. With no PRs in
+    any of them: the repository's "no merged PRs" card, naming the stored weeks."""
     end = ctx.current_week()
+    repo = ctx.provider.digest(end, ctx.lang).repo
     if ctx.provider.digest(end, ctx.lang).total_prs == 0:
         end = end.previous()
     weeks = [end]
@@ -49,8 +51,8 @@ def answer(q: TrendsQuery, ctx: AnswerContext) -> Card:
     while digests and digests[0].total_prs == 0:
         digests.pop(0)
     if not digests:
-        return message_card(tr(ctx.lang, "card.trends.header", repo="", weeks=0),
-                            [tr(ctx.lang, "card.empty_week", week=end)], lang=ctx.lang, role="empty")
+        return message_card(repo, [tr(ctx.lang, "card.empty_week", week=end), *ctx.stored_span(*weeks)],
+                            lang=ctx.lang, role="empty")
     names: dict[str, str] = {}
     for d in digests:
         names.update(d.module_names)

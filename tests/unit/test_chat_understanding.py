@@ -141,3 +141,34 @@ def test_ask_reads_a_repository_mention_as_serve_does(cache, vllm_rules, questio
         assert out["card"]["fallback"] == line and out["prs"] == []
     else:  # the repository's risks, not a path query for "vllm-project/vllm"
         assert out["intent"] == "risks" and out["prs"][:3] == [41946, 39568, 42434]
+
+
+def test_an_empty_week_names_the_weeks_the_input_holds(cache, vllm_rules):
+    import json
+
+    from prhub.chat import ask_cache
+
+    out = json.loads(ask_cache("what got reverted last week", cache, rules=vllm_rules, tz="UTC", lang=None, fmt="json"))
+    assert (out["week"], out["card"]["header"]) == ("2026-W19", "vllm-project/vllm")
+    assert out["card"]["fallback"] == (
+        "vllm-project/vllm No merged PRs found for 2026-W19. "
+        "The stored PRs are all from 2026-W20; ask about that week (e.g. “risks 2026-W20”) or store more weeks.")
+    inside = json.loads(ask_cache("what got reverted 2026-W20", cache, rules=vllm_rules, tz="UTC", lang=None, fmt="json"))
+    assert "stored PRs" not in json.dumps(inside["card"])  # a week the input holds: no hint
+
+
+@pytest.mark.parametrize("question,lang", [("compare this week with last week", "en"), ("比上周", "zh")])
+def test_trends_when_the_current_week_is_empty_point_to_the_stored_weeks(vllm_rules, question, lang):
+    from datetime import datetime, timezone
+
+    from chatbot.queries import ModuleIndex
+
+    two = DigestCache(week_prs("2026-W19") + week_prs("2026-W20"), repo="vllm-project/vllm", rules=vllm_rules)
+    index = ModuleIndex(vllm_rules)
+    card = answer(parse(question, modules=index), digest_provider=two, now=datetime(2026, 12, 1, 13, tzinfo=timezone.utc),
+                  modules=index, history=two.history)
+    assert card.header == "vllm-project/vllm"  # was "Trends · · 0 weeks"
+    assert text_of(card).split("\n")[1:] == {
+        "en": ["No merged PRs found for 2026-W48.",
+               "The stored PRs are from 2026-W19 to 2026-W20; ask about one of those weeks (e.g. “risks 2026-W20”)."],
+        "zh": ["未找到 2026-W48 合并的 PR。", "已存储的 PR 来自 2026-W19 至 2026-W20；请问其中某一周（例如“风险 2026-W20”）。"]}[lang]
