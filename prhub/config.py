@@ -522,12 +522,14 @@ class ChatRepository:
         rules: its rules (the config's ``rules``, else the shipped ones).
         tz: IANA zone of its week windows (the config's ``week_tz``).
         destinations: ``(platform, target)`` of the chats bound to it: there, questions are about it.
+        top_risks: risky PRs its risks answer shows (the config's ``cards.top_risks``, default 8).
     """
 
     repo: str
     rules: Rules
     tz: str
     destinations: tuple[tuple[str, str], ...] = ()
+    top_risks: int = 8
 
 
 @dataclass(frozen=True)
@@ -556,7 +558,8 @@ class Config:
             repo = self.env.prhub_default_repo
             return (ChatRepository(repo=repo, rules=default_rules_for(repo), tz=self.env.prhub_tz),)
         return tuple(ChatRepository(repo=r.repo, rules=repo_rules(self.file, r), tz=r.week_tz,
-                                    destinations=tuple((d.platform, d.target) for d in r.destinations))
+                                    destinations=tuple((d.platform, d.target) for d in r.destinations),
+                                    top_risks=r.cards.top_risks)
                      for r in self.file.config.repositories)
 
 

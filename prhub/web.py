@@ -32,6 +32,7 @@ from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
 from prhub.clock import SYSTEM_CLOCK
+from chatbot.cards import CardLimits
 from chatbot.inbound import ActionHandler, ChatService
 from chatbot.pr_history import StoreHistory
 from chatbot.queries import DigestProvider, ModuleIndex, Responder, WindowDigests
@@ -135,7 +136,7 @@ def create_responders(settings: Settings | Config, store: SqlStore | None, *, cl
         out.append(Responder(digest_provider=provider, clock=now, repo=r.repo, tz=r.tz, modules=ModuleIndex(r.rules),
                              subscriptions=store, report_url=report_url_fn(env, r.repo),
                              default_lang=env.prhub_default_lang, observe=_observe_query, history=history,
-                             buttons=True))
+                             buttons=True, limits=CardLimits(top_risks=r.top_risks)))
     return out
 
 

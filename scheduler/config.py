@@ -218,6 +218,25 @@ class DestinationConfig(_Model):
         return v
 
 
+class CardsConfig(_Model):
+    """How a repository's cards (weekly posts and chat answers) are cut.
+
+    Attributes:
+        top_risks: risky PRs shown with their reasons in the weekly digest's risk card and in the
+            chat's risks answer ("8 of 102 shown"; the rest in the report), 1-50, default 8
+            (issue 11, Build 5).
+    """
+
+    top_risks: int = Field(default=8, json_schema_extra={"minimum": 1, "maximum": 50})
+
+    @field_validator("top_risks")
+    @classmethod
+    def _top_risks(cls, v: int) -> int:
+        if not 1 <= v <= 50:
+            raise ValueError(f"{v}: use 1-50 (risky PRs the weekly post and chat show; the rest are in the report)")
+        return v
+
+
 class RepositoryConfig(_Model):
     """One repository: where its PRs come from, its rules, its schedule and destinations.
 
@@ -237,6 +256,7 @@ class RepositoryConfig(_Model):
         approval_deadline: with ``approval``: when the post goes out without a decision, as
             ``"Mon 12:00"`` (the first such time after the scheduled run, in the schedule's zone)
             or minutes after the scheduled run (``180``); None: only on approval.
+        cards: how its cards are cut (``cards.top_risks``).
     """
 
     repo: str
@@ -249,6 +269,7 @@ class RepositoryConfig(_Model):
     sync_every_minutes: int = Field(default=60, ge=0, le=24 * 60)
     approval: bool = False
     approval_deadline: str | int | None = None
+    cards: CardsConfig = CardsConfig()
 
     @field_validator("approval_deadline")
     @classmethod

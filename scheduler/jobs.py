@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING
 
 from chatbot.admins import admin_user
 from chatbot.actions import digest_buttons
-from chatbot.cards import Card, Image, digest_cards, message_card, with_image
+from chatbot.cards import Card, CardLimits, Image, digest_cards, message_card, with_image
 from chatbot.deliveries import SENT, SubscriberDirectory
 from chatbot.errors import PrhubError, RateLimitedError
 from chatbot.i18n import tr
@@ -228,7 +228,7 @@ class DigestJob:
             return draw
 
         def cards_of(lang: str) -> list[Card]:
-            cards = digest_cards(digest(lang), report_url=url)
+            cards = digest_cards(digest(lang), report_url=url, limits=CardLimits(top_risks=cfg.cards.top_risks))
             return [digest_buttons(c, digest(lang)) for c in cards[:1]] + cards[1:]
 
         if self.approvals is not None:

@@ -181,3 +181,18 @@ def test_destination_shorthand_and_full_form_are_one_destination():
         jsonschema.validate(form, {"$defs": schema["$defs"], "$ref": "#/$defs/DestinationConfig"})
     with pytest.raises(jsonschema.ValidationError):
         jsonschema.validate({"slak": "C1"}, {"$defs": schema["$defs"], "$ref": "#/$defs/DestinationConfig"})
+
+
+@pytest.mark.parametrize("value, ok", [(1, True), (50, True), (0, False), (51, False), ("many", False)])
+def test_cards_top_risks_is_1_to_50_with_a_one_line_error(value, ok):
+    data = yaml.safe_load(GOOD)
+    data["repositories"][1]["cards"] = {"top_risks": value}
+    if ok:
+        cfg = parse_config(yaml.safe_dump(data), "t.yaml")
+        assert cfg.repositories[1].cards.top_risks == value and cfg.repositories[0].cards.top_risks == 8
+        return
+    with pytest.raises(InputError) as err:
+        parse_config(yaml.safe_dump(data), "t.yaml")
+    msg = err.value.user_message
+    assert "repositories.1.cards.top_risks" in msg and "\n" not in msg
+    assert ("50" in msg) if value == 51 else True
