@@ -92,11 +92,15 @@ class FeishuChat:
                     return frozenset()
             return frozenset({self._bot_open_id})
 
-    def _answer(self, msg: InboundMessage, message_id: str, in_thread: bool) -> None:
+    def _answer(self, msg: InboundMessage, message_id: str, in_thread: bool, uuid_key: str = "") -> None:
+        """Answer ``msg`` as replies to ``message_id``; each part's uuid (Feishu's 1-hour send de-dup) is
+        keyed on ``uuid_key`` (what identifies the question: the card action's event id or token) or
+        on ``message_id`` for a message, so a second press on the same card is a new send."""
         card = self.chat.answer(msg)
+        key = uuid_key or message_id
         try:
             for i, c in enumerate(cards_to_feishu([card])):
-                self.delivery.reply(message_id, c, feishu_uuid(f"reply:{message_id}:{i + 1}"), in_thread=in_thread)
+                self.delivery.reply(message_id, c, feishu_uuid(f"reply:{key}:{i + 1}"), in_thread=in_thread)
         except DeliveryError as exc:
             log.warning("feishu %s: reply failed: %s", msg.where, exc.reason)
         except Exception:  # noqa: BLE001 - never let a worker thread die silently
@@ -166,7 +170,8 @@ class FeishuChat:
         if not self.chat.accept(msg):
             return {}
         if context.get("open_message_id"):
-            self.executor.submit(self._answer, msg, str(context["open_message_id"]), True)
+            press = f"action:{event_id}" if event_id else f"action-token:{event.get('token') or ''}"
+            self.executor.submit(self._answer, msg, str(context["open_message_id"]), True, press)
         return {"toast": {"type": "info", "content": tr(lang, "card.action.working")}}
 
 

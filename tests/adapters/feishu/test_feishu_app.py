@@ -136,6 +136,32 @@ def test_card_action_callback_answers_with_a_toast_then_a_reply(bot, feishu):
     assert len(feishu.replies_to("om_CARD")) == 1
 
 
+def card_press(event_id, user, action, value, message_id="om_SAME1"):
+    return {"schema": "2.0",
+            "header": {"event_id": event_id, "token": FEISHU_TOKEN, "event_type": "card.action.trigger",
+                       "tenant_key": "tenant_T", "app_id": "cli_app_test", "create_time": "1"},
+            "event": {"operator": {"open_id": user, "tenant_key": "tenant_T"}, "token": f"c-{event_id}",
+                      "action": {"tag": "button", "value": {"action": action, "value": value}},
+                      "context": {"open_message_id": message_id, "open_chat_id": "oc_GROUP"}}}
+
+
+def test_every_press_on_one_card_is_answered_and_a_redelivered_press_once(bot, feishu):
+    """Tester finding: answers to card actions used the uuid reply:{open_message_id}:1, so the fake's
+    (Feishu's) 1-hour uuid de-dup swallowed every press after the first on the same card."""
+    presses = [card_press("ev_p1", "ou_ALICE", "top_prs", '{"week":"2026-W20"}'),
+               card_press("ev_p2", "ou_ALICE", "top_prs", '{"week":"2026-W19"}'),
+               card_press("ev_p3", "ou_BOB", "top_prs", '{"week":"2026-W20"}')]
+    for p in presses:
+        assert send(bot, p, path="/feishu/card").status == 200
+    assert send(bot, presses[0], path="/feishu/card").status == 200  # a re-push of the first press
+    bot.settle()
+    replies = feishu.replies_to("om_SAME1")
+    assert len(replies) == 3
+    titles = [r["card"]["header"]["title"]["content"] for r in replies]
+    # W19 is not in the test store: its answer is the repository's empty-week card
+    assert sorted(titles) == ["Top PRs · vllm-project/vllm 2026-W20"] * 2 + ["vllm-project/vllm"]
+
+
 def test_an_admin_of_one_tenant_is_no_admin_in_another_and_events_without_a_tenant_are_refused(bot, feishu):
     """Issue 9, failure 8 on Feishu: admins are tenant_T:ou_ADMIN; the same open id from another
     tenant cannot subscribe a chat there; an event naming no tenant is not answered."""
