@@ -233,20 +233,38 @@ def check_slack(app: App) -> None:
         raise delivery_error(exc, "auth.test") from None
 
 
+OBJECT_FIELDS = ("event", "team", "user", "channel", "container", "message", "view", "enterprise")
+"""Top-level fields of an event or interactivity payload that bolt's middleware reads with ``.get``:
+when present (and not null) they must be JSON objects, or bolt fails with a 500."""
+
+
+def _not_objects(data: dict[str, Any], what: str) -> str | None:
+    """Which of :data:`OBJECT_FIELDS` in ``data`` is present but not an object (None when all are)."""
+    for name in OBJECT_FIELDS:
+        if data.get(name) is not None and not isinstance(data[name], dict):
+            return f"{what} field {name!r} is not an object"
+    return None
+
+
 def malformed(raw: bytes, content_type: str) -> str | None:
-    """Why a Slack request body cannot be parsed (None when it can): JSON (events) must be an object;
-    a form (commands, interactivity) must be UTF-8 ``key=value`` pairs whose ``payload``, when
-    present, is a JSON object. Nesting too deep for the parser counts as malformed."""
+    """Why a Slack request body cannot be parsed (None when it can): JSON (events) must be an object
+    whose top-level fields that bolt reads as objects (:data:`OBJECT_FIELDS`)
+    are objects when present; a form (commands, interactivity) must be UTF-8 ``key=value`` pairs whose
+    ``payload``, when present, is a JSON object with the same rule. Nesting too deep for the parser
+    counts as malformed."""
     try:
         text = raw.decode("utf-8")
         if "application/json" in content_type:
             data = json.loads(text)
-            return None if isinstance(data, dict) else "JSON body is not an object"
+            return _not_objects(data, "JSON body") if isinstance(data, dict) else "JSON body is not an object"
         form = parse_qs(text, keep_blank_values=True, strict_parsing=False, max_num_fields=1000)
         if "payload" in form:
             payload = json.loads(form["payload"][0])
             if not isinstance(payload, dict):
                 return "payload is not a JSON object"
+            why = _not_objects(payload, "payload")
+            if why is not None:
+                return why
             actions = payload.get("actions")
             if actions is not None and not (isinstance(actions, list) and all(isinstance(a, dict) for a in actions)):
                 return "payload actions is not a list of objects"

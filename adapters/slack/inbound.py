@@ -14,6 +14,7 @@ other events ``event:{event_id}``.
 
 from __future__ import annotations
 
+import hashlib
 import re
 from collections.abc import Collection, Mapping
 from typing import Any
@@ -115,12 +116,20 @@ def action_of(action: Mapping[str, Any]) -> Action | None:
 
 
 def action_inbound(body: Mapping[str, Any], action: Action, *, platform: str = "slack") -> InboundMessage:
-    """A button of our cards pressed in a conversation (``block_actions``), keyed by the message
-    and the action's ``action_ts`` (a retry of the same press has the same key)."""
+    """A button of our cards pressed in a conversation (``block_actions``), keyed by what identifies
+    the press: channel, message ts (or view id), user, the action's ``action_id`` and value, and its
+    ``action_ts`` when Slack sends one (a retry of the same press has the same key; two presses with
+    different buttons, values or users differ even without ``action_ts``). Long keys are hashed
+    (SHA-256, 40 hex chars) to fit the 255-character event key."""
     container = body.get("container") or {}
     channel = str((body.get("channel") or {}).get("id") or container.get("channel_id") or "")
     raw = (body.get("actions") or [{}])[0]
-    key = f"action:{channel}:{container.get('message_ts') or container.get('view_id') or ''}:{raw.get('action_ts', '')}"
+    user = str((body.get("user") or {}).get("id") or "")
+    where = str(container.get("message_ts") or container.get("view_id") or "")
+    key = ":".join(["action", channel, where, user, str(raw.get("action_id") or ""), action.value,
+                    str(raw.get("action_ts") or "")])
+    if len(key) > 200:
+        key = "action:" + hashlib.sha256(key.encode("utf-8")).hexdigest()[:40]
     return InboundMessage(platform=platform, workspace=str((body.get("team") or {}).get("id") or ""), channel=channel,
-                          user=str((body.get("user") or {}).get("id") or ""), is_direct=True,
+                          user=user, is_direct=True,
                           addressed_to_bot=True, dedup_key=key, where=f"block_actions {action.id}", action=action)

@@ -32,11 +32,13 @@ def buttons(blocks):
 
 
 def press(bot, element, *, message_ts="1718000100.000100", action_ts="1718000101.1", container=None, user="U_ALICE"):
-    action = {"action_id": element["action_id"], "type": element.get("type", "button"), "action_ts": action_ts}
+    action = {"action_id": element["action_id"], "type": element.get("type", "button")}
+    if action_ts is not None:
+        action["action_ts"] = action_ts
     for k in ("value", "url", "selected_option"):
         if k in element:
             action[k] = element[k]
-    payload = {"type": "block_actions", "team": {"id": "T_TEST"}, "user": {"id": user}, "trigger_id": "t",
+    payload = {"type": "block_actions", "team": {"id": "T_TEST"}, "user": {"id": user},
                "container": container or {"type": "message", "message_ts": message_ts, "channel_id": "C_DIGEST"},
                "actions": [action]}
     if container is None:
@@ -75,6 +77,19 @@ def test_answers_carry_buttons_and_a_press_asks_the_same_as_words(sbot, slack):
     assert "Subscribed you" in json.dumps(replies["1718000100.000100"]["blocks"])
     # "Next week ▶" from 2026-W19 answers exactly what "risks" answers in 2026-W20 (same blocks)
     assert replies["1718000002.000100"]["blocks"] == risks_now
+
+
+def test_presses_without_action_ts_are_told_apart_by_button_value_and_user(sbot, slack):
+    """Tester finding: without ``action_ts`` (and ``trigger_id``) every press on one message had the
+    same de-duplication key, so all but the first were "duplicate, ignored"."""
+    w20, w19 = '{"week":"2026-W20"}', '{"week":"2026-W19"}'
+    press(sbot, {"action_id": "top_prs-0-0", "value": w20}, action_ts=None)
+    press(sbot, {"action_id": "top_prs-0-0", "value": w20}, action_ts=None)  # the same press again: ignored
+    press(sbot, {"action_id": "top_prs-0-0", "value": w19}, action_ts=None)  # another week
+    press(sbot, {"action_id": "risks-1-0", "value": w20}, action_ts=None)  # another button
+    press(sbot, {"action_id": "top_prs-0-0", "value": w20}, action_ts=None, user="U_BOB")  # another user
+    sbot.settle()
+    assert len(slack.posts) == 4
 
 
 BAD_VALUES = [

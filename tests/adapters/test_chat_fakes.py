@@ -128,6 +128,19 @@ def test_slack_client_keeps_one_connection_alive_for_ten_posts():
         assert len(fake.posts_to("C_KA")) == 10 and fake.tcp_connections == 1
 
 
+def test_the_socket_mode_fake_reads_each_keep_alive_request_s_own_body():
+    """Tester finding: FakeSlackSocket cached the first request's parsed body on the per-connection
+    handler, so on a keep-alive connection every later call reused it (channel_not_found)."""
+    from tests.fakes.slack_socket import FakeSlackSocket
+
+    with FakeSlackSocket(scopes=frozenset({"chat:write"})) as fake:
+        d = SlackDelivery(web_client(fake.token, base_url=fake.base_url))
+        card = message_card("Digest", ["x"], lang="en")
+        for i, target in enumerate(["C_ONE", "C_TWO", "C_THREE"]):
+            d.send(Destination(platform="slack", target=target), card, thread=None, delivery_key=f"ka{i}")
+        assert [p["channel"] for p in fake.posts] == ["C_ONE", "C_TWO", "C_THREE"] and fake.tcp_connections == 1
+
+
 def test_slack_client_reports_an_unreachable_slack_as_a_network_error():
     with FakeSlack() as fake:
         url = fake.base_url

@@ -93,6 +93,9 @@ def test_malformed_slack_bodies_are_400_once_signed_and_401_unsigned(bot):
         (b"{not json", "application/json"),
         (b"[" * 1000 + b"]" * 1000, "application/json"),  # nesting depth 1,000
         (b'"a string"', "application/json"),
+        (b'{"type":"event_callback","event":"str"}', "application/json"),  # bolt's middleware: 500 before
+        (slack_form({"payload": json.dumps({"type": "block_actions", "user": "U1", "actions": []})}),
+         "application/x-www-form-urlencoded"),
         (slack_form({"payload": "{oops"}), "application/x-www-form-urlencoded"),
         (slack_form({"payload": json.dumps({"type": "block_actions", "actions": "x"})}), "application/x-www-form-urlencoded"),
         (b"\xff\xfe=\xff", "application/x-www-form-urlencoded"),

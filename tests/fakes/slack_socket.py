@@ -107,6 +107,12 @@ class FakeSlackSocket(HubControls, FakeSlack):
                                     "provided": ",".join(sorted(self.scopes))})
                 return
             h._args_read = args  # type: ignore[attr-defined]  # the body is read once
+        try:
+            self._serve(h, path)
+        finally:  # the handler lives as long as a keep-alive connection: the next request has its own body
+            h.__dict__.pop("_args_read", None)
+
+    def _serve(self, h: BaseHTTPRequestHandler, path: str) -> None:
         if path != "/api/apps.connections.open":
             super()._handle(h)
             return
