@@ -47,8 +47,9 @@ class DigestService:
         rules_for: the rules of a repository (its configured rules file, else the shipped rules).
         tz_for: the IANA zone of a repository's week windows.
         step: the optional :data:`DigestStep` (None: none).
-        version: a token that changes when a repository's stored PRs change (e.g. its newest
-            ``merged_at``); cached analyses of other tokens are rebuilt. None: PRs never change.
+        version: ``version(repo, week)``, a token that changes when the PRs the week's analysis reads
+            change (e.g. the store's count and revisions of that window); cached analyses of other
+            tokens are rebuilt (once: the single flight holds per token). None: PRs never change.
         clock: the clock ``ttl`` is measured on (required with ``ttl``).
         ttl: seconds an analysis is reused (None: until evicted).
         cache_size: analyses kept (least recently used evicted first).
@@ -56,7 +57,7 @@ class DigestService:
     """
 
     def __init__(self, prs: WeekPrs, *, rules_for: Callable[[str], Rules], tz_for: Callable[[str], str],
-                 step: DigestStep | None = None, version: Callable[[str], str] | None = None,
+                 step: DigestStep | None = None, version: Callable[[str, IsoWeek], str] | None = None,
                  clock: Clock | None = None, ttl: float | None = None, cache_size: int = 16,
                  risks: RiskRegistry = RISKS) -> None:
         if ttl is not None and clock is None:
@@ -104,7 +105,7 @@ class DigestService:
 
     def _entry(self, repo: str, week: IsoWeek) -> tuple[WeekAnalysis, dict[str, Prose]]:
         """The cached (analysis, the step's prose by language) of ``repo``'s ``week``; see :meth:`analysis`."""
-        key = (repo, str(week), self._version(repo) if self._version else "")
+        key = (repo, str(week), self._version(repo, week) if self._version else "")
         now = self._clock.now() if self._clock is not None and self._ttl is not None else None
         hit = self._cached(key, now)
         if hit is not None:

@@ -243,20 +243,27 @@ class WindowDigests:
         context_days: days before the window read too (context for reverts and follow-ups); the
             :data:`chatbot.digest.LATER_DAYS` after it are read too (later reverts and fixes).
         step: the optional step between analysis and rendering (see :data:`DigestStep`).
+        version: ``version(start, end)`` -> a token that changes when the PRs ``fetch`` returns for that
+            window change (e.g. ``store.window_version``): a cached digest of another token is rebuilt
+            at once, within the ``ttl`` (a PR the webhook stored is answered by the next question).
     """
 
     def __init__(self, fetch: Callable[[datetime, datetime], Sequence[PullRequest]], *, repo: str, rules: Rules,
                  clock: Callable[[], datetime], tz: str = "UTC", ttl: float = 300.0, context_days: int = 7,
-                 step: DigestStep | None = None) -> None:
+                 step: DigestStep | None = None, version: Callable[[datetime, datetime], str] | None = None) -> None:
         self.repo = repo
         self.clock = clock
 
-        def prs(_repo: str, week: IsoWeek) -> Sequence[PullRequest]:
+        def window(week: IsoWeek) -> tuple[datetime, datetime]:
             start, end = week.utc_window(load_zone(tz))
-            return fetch(start - timedelta(days=context_days), end + timedelta(days=LATER_DAYS))
+            return start - timedelta(days=context_days), end + timedelta(days=LATER_DAYS)
 
+        def prs(_repo: str, week: IsoWeek) -> Sequence[PullRequest]:
+            return fetch(*window(week))
+
+        stamp = (lambda _repo, week: version(*window(week))) if version is not None else None
         self.service = DigestService(prs, rules_for=lambda _repo: rules, tz_for=lambda _repo: tz,
-                                     clock=_CallClock(clock), ttl=ttl, step=step, cache_size=64)
+                                     clock=_CallClock(clock), ttl=ttl, step=step, cache_size=64, version=stamp)
 
     def digest(self, week: IsoWeek, lang: str) -> DigestText:
         """The digest of ``week`` (read and built at most once per ``ttl``) written in ``lang``.

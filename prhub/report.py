@@ -118,7 +118,7 @@ def week_digest(lookup: PrLookup, repo: str, week: IsoWeek, tz: str, rules: Rule
 
 
 def lookup_service(lookup: PrLookup, rules: Rules | Callable[[str], Rules], tz: str, *,
-                   version: Callable[[str], str] | None = None, cache_size: int = 16) -> DigestService:
+                   version: Callable[[str, IsoWeek], str] | None = None, cache_size: int = 16) -> DigestService:
     """A :class:`DigestService` over ``lookup``: each week with :data:`CONTEXT_DAYS` days of context;
     ``rules`` one Rules or a function of the repository; ``version`` as :class:`DigestService`'s."""
 
@@ -360,7 +360,8 @@ class StoreReports:
         self._pdfs: OrderedDict[int, tuple[Report, bytes]] = OrderedDict()  # id(report) -> PDF bytes
         self._size = cache_size
         self._lock = threading.Lock()
-        self._digests = lookup_service(store, self._rules, tz, version=self.version, cache_size=cache_size)
+        self._digests = lookup_service(store, self._rules, tz, version=lambda repo, _week: self.version(repo),
+                                       cache_size=cache_size)
         """One digest per repository-week (and stored version), written per language for each page."""
 
     def _rules(self, repo: str) -> Rules:

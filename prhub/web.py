@@ -131,7 +131,8 @@ def create_responders(settings: Settings | Config, store: SqlStore | None, *, cl
         if provider is None:
             if store is None:
                 raise InputError("the chat bot needs the PR store (PRHUB_DATABASE_URL) or a digest provider")
-            provider = WindowDigests(_store_window(store, r.repo), repo=r.repo, rules=r.rules, clock=now, tz=r.tz)
+            provider = WindowDigests(_store_window(store, r.repo), repo=r.repo, rules=r.rules, clock=now, tz=r.tz,
+                                      version=_store_version(store, r.repo))
             history = StoreHistory(store, r.repo)
         out.append(Responder(digest_provider=provider, clock=now, repo=r.repo, tz=r.tz, modules=ModuleIndex(r.rules),
                              subscriptions=store, report_url=report_url_fn(env, r.repo),
@@ -142,6 +143,10 @@ def create_responders(settings: Settings | Config, store: SqlStore | None, *, cl
 
 def _store_window(store: SqlStore, repo: str) -> Callable[[datetime, datetime], Any]:
     return lambda start, end: store.merged_between(repo, start, end)
+
+
+def _store_version(store: SqlStore, repo: str) -> Callable[[datetime, datetime], str]:
+    return lambda start, end: store.window_version(repo, start, end)
 
 
 def chat_routes(config: Config) -> dict[tuple[str, str], str]:

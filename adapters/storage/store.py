@@ -343,6 +343,23 @@ class SqlStore:
         except ValidationError as exc:
             raise StoreError(f"database {self.url}: a stored PR of {repo} does not validate: {exc.errors()[0]['msg']}") from None
 
+    def pr_by_number(self, repo: str, number: int) -> PullRequest | None:
+        """The stored PR ``number`` of ``repo`` (the primary key), None when it is not stored.
+
+        Raises:
+            StoreError: a database error, or the stored row no longer validates.
+        """
+        stmt = select(PullRequestRow.data).where(PullRequestRow.repo == repo, PullRequestRow.number == number)
+        with self._errors("reading PRs"), self._engine.connect() as conn:
+            data = conn.execute(stmt).scalar()
+        if data is None:
+            return None
+        try:
+            return PullRequest.model_validate(data)
+        except ValidationError as exc:
+            raise StoreError(f"database {self.url}: stored PR #{number} of {repo} does not validate: "
+                             f"{exc.errors()[0]['msg']}") from None
+
     # -- history aggregates (indexed columns only; no PR body is read) ---------------------------
 
     def any_merged_between(self, repo: str, start: datetime | None, end: datetime) -> bool:
@@ -424,6 +441,26 @@ class SqlStore:
         stmt = select(PullRequestRow.merged_at).where(*cond).order_by(PullRequestRow.merged_at)
         with self._errors("reading PRs"), self._engine.connect() as conn:
             return list(conn.execute(stmt).scalars())
+
+    def window_version(self, repo: str, start: datetime, end: datetime) -> str:
+        """A token that changes whenever a PR of ``repo`` merged in ``[start, end)`` is stored or its
+        stored content changes: ``"{count}:{sum of revisions}"`` (a row's ``revision`` grows by one on
+        every content change and rows are never deleted, so the token only grows). One aggregate over
+        the ``(repo, merged_at)`` index range — what the chat's digest cache keys on, so a PR the
+        webhook or the sync job stores is answered at once (no restart, no waiting out a ttl).
+
+        Raises:
+            ValueError: a naive datetime.
+            StoreError: a database error.
+        """
+        _check_aware("start", start)
+        _check_aware("end", end)
+        r = PullRequestRow
+        stmt = select(func.count(), func.coalesce(func.sum(r.revision), 0)).where(
+            r.repo == repo, r.merged_at >= start, r.merged_at < end)
+        with self._errors("reading PRs"), self._engine.connect() as conn:
+            count, revisions = conn.execute(stmt).one()
+        return f"{int(count)}:{int(revisions)}"
 
     def week_fetch(self, repo: str, week: str, tz: str) -> WeekFetch | None:
         """The latest recorded fetch of ``week`` of ``repo`` in zone ``tz`` (by ``started_at``), if any.

@@ -17,7 +17,7 @@ from apscheduler.schedulers.background import BackgroundScheduler
 from adapters.storage import SqlStore
 
 from prhub.clock import SYSTEM_CLOCK
-from prhub.sync import PrSync, create_webhook_app
+from prhub.sync import PrSync, create_webhook_app, store_webhook_pr
 from prhub.config import parse_config
 from scheduler.sync import add_sync_jobs, run_sync
 from tests.conftest import shared_file, week_prs
@@ -39,6 +39,19 @@ def ask(bot, slack, text: str, ts: str) -> str:
     assert post(bot.server.url + "/slack/events", body, slack_headers(body)).status == 200
     assert slack.wait_for(lambda: any(p["thread_ts"] == ts for p in slack.posts))
     return json.dumps([p["blocks"] for p in slack.posts if p["thread_ts"] == ts], ensure_ascii=False)
+
+
+def deliver(url: str, payload, *, event: str = "pull_request"):
+    """POST a delivery signed with SECRET, as GitHub sends it."""
+    body = payload if isinstance(payload, bytes) else json.dumps(payload).encode()
+    sig = "sha256=" + hmac.new(SECRET.encode(), body, hashlib.sha256).hexdigest()
+    return post(url + "/github/webhook", body, {"Content-Type": "application/json", "X-GitHub-Event": event,
+                                                 "X-Hub-Signature-256": sig})
+
+
+def merged_payload(number: int, merged_at: str, **pr) -> dict:
+    return {"action": "closed", "repository": {"full_name": REPO},
+            "pull_request": {"merged": True, "number": number, "merged_at": merged_at, **pr}}
 
 
 @pytest.fixture
@@ -118,6 +131,87 @@ def test_the_webhook_stores_a_merged_pr_at_once_and_the_next_sync_completes_it(w
     assert done.fetched
     full = [p for p in store.merged_between(REPO, pr.merged_at, clock.now()) if p.number == pr.number][0]
     assert len(full.files) == len(pr.files)
+
+
+def test_a_webhook_pr_is_answered_by_the_next_question_without_a_restart(world):
+    # the clock stands still: the chat's digest cache (ttl 300 s) must see the store's new version
+    clock, github, slack, store, sync, bot = world
+    sync.sync(REPO)
+    total = len(merged_by(clock.now()))
+    assert re.search(rf"of {total} PRs carry risk tags", ask(bot, slack, "risks this week", "1747137600.000300"))
+    assert "PR #99999 is not among the stored PRs" in ask(bot, slack, "PR #99999", "1747137600.000301")
+    app = Server(create_webhook_app(SECRET, [REPO], sync.note_webhook_pr))
+    try:
+        r = deliver(app.url, merged_payload(99999, "2026-05-13T11:00:00Z", title="Live webhook PR",
+                                            user={"login": "webhook-author", "type": "User"}, labels=[]))
+        assert r.status == 200 and r.json() == {"stored": 1, "number": 99999}
+    finally:
+        app.stop()
+    assert "Live webhook PR" in ask(bot, slack, "PR #99999", "1747137600.000302")
+    assert re.search(rf"of {total + 1} PRs carry risk tags", ask(bot, slack, "risks this week", "1747137600.000303"))
+
+
+@pytest.fixture
+def hook_store(tmp_path):
+    shared_file("vllm", "2026-W20.json")
+    store = SqlStore.open(f"sqlite:///{tmp_path / 'hook.db'}", clock=SYSTEM_CLOCK)
+    store.upsert_prs(REPO, week_prs("2026-W20"))
+    app = Server(create_webhook_app(SECRET, [REPO], lambda repo, hook: store_webhook_pr(store, repo, hook).number))
+    try:
+        yield store, app
+    finally:
+        app.stop()
+        store.close()
+
+
+def test_a_thin_webhook_for_a_stored_pr_keeps_its_files_reviews_and_labels(hook_store):
+    store, app = hook_store
+    before = store.pr_by_number(REPO, 42052)
+    assert (before.changed_files, before.additions, len(before.files), before.author.login) == (2, 23, 2, "汪志鹏")
+    r = deliver(app.url, merged_payload(42052, "2026-05-11T05:53:39Z", title="retitled",
+                                        user={"login": "someone"}, labels=[]))
+    assert r.status == 200
+    after = store.pr_by_number(REPO, 42052)
+    assert after.title == "retitled" and after.author.login == "someone"
+    assert (after.files, after.changed_files, after.additions, after.deletions, after.labels, after.reviews,
+            after.review_threads, after.body) == (before.files, 2, 23, before.deletions, before.labels,
+                                                  before.reviews, before.review_threads, before.body)
+    # sizes the webhook does carry win; a later complete record (sync, import) replaces the row whole
+    deliver(app.url, merged_payload(42052, "2026-05-11T05:53:39Z", additions=30, labels=[{"name": "ready"}]))
+    sized = store.pr_by_number(REPO, 42052)
+    assert (sized.additions, sized.labels, sized.files, sized.title) == (30, ("ready",), before.files, "retitled")
+    deliver(app.url, merged_payload(42052, "2026-05-11T05:53:39Z", labels=[]))  # an empty list erases nothing
+    assert store.pr_by_number(REPO, 42052).labels == ("ready",)
+    store.upsert_prs(REPO, [before])
+    assert store.pr_by_number(REPO, 42052) == before
+
+
+@pytest.mark.parametrize("pr, where", [
+    ("x", "repository"),
+    ({"merged": True, "number": 5, "merged_at": "2026-05-12T00:00:00Z", "user": "str"}, "pull_request.user"),
+    ({"merged": True}, "pull_request.number: Field required"),
+    ({"merged": True, "number": 5}, "pull_request.merged_at: required when merged"),
+    ({"merged": True, "number": 5, "merged_at": "2026-05-12T00:00:00"}, "pull_request.merged_at"),
+])
+def test_a_signed_webhook_of_the_wrong_shape_is_one_line_400_logged_by_the_guard(hook_store, caplog, pr, where):
+    store, app = hook_store
+    payload = {"action": "closed", "repository": pr} if pr == "x" else \
+        {"action": "closed", "repository": {"full_name": REPO}, "pull_request": pr}
+    if pr == "x":
+        payload["pull_request"] = {"merged": True}
+    with caplog.at_level("INFO"):
+        r = deliver(app.url, payload)
+        bad = post(app.url + "/github/webhook", b"{}", {"X-GitHub-Event": "pull_request",
+                                                         "X-Hub-Signature-256": "sha256=" + "0" * 64})
+    assert r.status == 400, r.body
+    error = r.json()["error"]
+    assert error.startswith("invalid pull_request webhook: ") and where in error and "\n" not in error
+    assert bad.status == 401
+    refused = [rec.getMessage() for rec in caplog.records if rec.name == "prhub.guard"]
+    assert any(m.startswith("refused POST /github/webhook: 400 invalid pull_request webhook") for m in refused), refused
+    assert any(m.startswith("refused POST /github/webhook: 401 bad signature") for m in refused), refused
+    assert not any(rec.exc_info or "Traceback" in rec.getMessage() for rec in caplog.records)
+    assert store.count_prs(REPO) == len(week_prs("2026-W20"))
 
 
 def test_the_scheduler_runs_a_sync_per_github_repository_every_interval():

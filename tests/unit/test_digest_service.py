@@ -68,7 +68,7 @@ def test_the_step_sees_every_digest_before_rendering(prs, vllm_rules):
 
 def test_ttl_on_the_clock_and_version_rebuild(prs, vllm_rules):
     clock, version, calls = FixedClock(), ["a"], []
-    svc = _service(prs, vllm_rules, calls, clock=clock, ttl=300, version=lambda repo: version[0])
+    svc = _service(prs, vllm_rules, calls, clock=clock, ttl=300, version=lambda repo, week: version[0])
     svc.digest(REPO, W20)
     clock.t += timedelta(seconds=299)
     svc.written(REPO, W20, "zh")

@@ -112,3 +112,18 @@ def test_archive_pages_hold_104_weeks_and_link_older(store):
     assert 'href="./?lang=en&amp;before=2024-W07">Older weeks</a>' in page
     assert "Older weeks" not in reports.archive(REPO, "en", before=older).decode()
     assert reports.weeks(REPO, before="2024-W01") == ([], None)
+
+
+def test_window_version_changes_with_every_insert_and_content_change_of_that_window_only(store):
+    store.upsert_prs(REPO, SMALL)
+    start, end = T0 - timedelta(days=1), T0 + timedelta(days=1)
+    v0 = store.window_version(REPO, start, end)
+    assert v0 == "2:2"  # PRs 5 and 6, revision 1 each
+    store.upsert_prs(REPO, [SMALL[4]])  # unchanged: same token
+    assert store.window_version(REPO, start, end) == v0
+    store.upsert_prs(REPO, [SMALL[4].model_copy(update={"title": "retitled"})])
+    assert store.window_version(REPO, start, end) == "2:3"
+    store.upsert_prs(REPO, [pr(7, "carol", end - timedelta(microseconds=1)), pr(8, "dave", end)])  # 8: outside
+    assert store.window_version(REPO, start, end) == "3:4"
+    assert store.window_version("other/repo", start, end) == "0:0"
+    assert store.pr_by_number(REPO, 5).title == "retitled" and store.pr_by_number(REPO, 99) is None
