@@ -27,6 +27,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from chatbot.render.escape import safe_url
 from chatbot.history import Trends, signed
 from chatbot.takeaways import headline, takeaways
+from chatbot.writer import prose_note
 from chatbot.i18n import lines_text, tr
 from chatbot.models import AnalyzedPR, DigestText
 
@@ -480,6 +481,8 @@ def digest_cards(digest: DigestText, *, report_url: str | None = None, limits: C
     if bullets:  # the first card opens with the takeaways, before any count
         lines = tuple((Text(text="• "), Untrusted(text=clip(b, limits.detail_chars * 2))) for b in bullets)
         summary.insert(0, Section(role="takeaways", heading=tr(lang, "h.takeaways"), lines=lines))
+    if d.prose is not None:  # who wrote the sentences and gists (model, partly, rules), as in the Markdown
+        summary.append(Context(runs=(Untrusted(text=prose_note(lang, d.prose)),)))
     if parts > 1:
         summary.append(Context(runs=(Text(text=tr(lang, "card.continued", n=parts - 1)),)))
     cards = [Card(header=title, lang=lang, blocks=tuple(_with_button(summary, lang, report_url)),

@@ -134,3 +134,18 @@ def test_progress_bar_on_a_terminal_only():
         for i in range(1, 26):
             cb(i, 25)
     assert "25/25" in tty.getvalue() and "model steps" in tty.getvalue()
+
+
+def test_cards_show_the_model_summaries_and_who_wrote_them(store):
+    from chatbot.cards import digest_cards
+
+    d = digest(lang="zh")
+    with FakeOpenAI([Answer(summary_answer)]) as fake:
+        client = OpenAIModelClient(fake.base_url, MODEL, "sk-test", timeout_s=5.0)
+        out = write_digest(d, client, cache=store, max_input_tokens=16000)
+    text = "".join(c.model_dump_json() for c in digest_cards(out))
+    assert "重点 PR 摘要：24 条由 Qwen/Qwen3-8B 撰写并已核对，0 条由规则生成" in text
+    shown = [p for p in out.key_prs if p.gist in text]
+    assert shown and all(p.gist_source == "model" for p in shown)
+    rule_text = "".join(c.model_dump_json() for c in digest_cards(d))
+    assert "Qwen" not in rule_text and not any(p.gist in rule_text for p in out.key_prs)
