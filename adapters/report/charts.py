@@ -111,17 +111,32 @@ def _style(ax: object) -> None:
     ax.tick_params(labelsize=8)  # type: ignore[attr-defined]
 
 
+TICK_CHARS = 32
+"""Characters of a bar's tick label (a label, module or login) drawn before an ellipsis: longer ones made
+matplotlib's tight layout give up ("Tight layout not applied", a warning in the serve log)."""
+
+
+def _tick(name: str) -> str:
+    return name if len(name) <= TICK_CHARS else name[: TICK_CHARS - 1] + "…"
+
+
+def _top(values: Sequence[float]) -> float:
+    """The axis maximum of bars of ``values``: their largest, 1 when all are 0 (or none) — equal limits
+    make matplotlib warn ("Attempting to set identical low and high xlims")."""
+    return max([*values, 0]) or 1
+
+
 def _hbar(items: Sequence[tuple[str, int]], title: str, color: str) -> bytes:
     import matplotlib.pyplot as plt
 
-    names = [n for n, _ in items][::-1]
+    names = [_tick(n) for n, _ in items][::-1]
     values = [v for _, v in items][::-1]
     fig, ax = plt.subplots(figsize=(6.4, 0.3 * max(len(items), 3) + 0.9))
     try:
-        bars = ax.barh(names, values, color=color)
+        bars = ax.barh(range(len(names)), values, color=color, tick_label=names)  # two equal ticks stay two bars
         ax.bar_label(bars, padding=2, fontsize=7)
         ax.set_title(title, fontsize=10, loc="left")
-        ax.set_xlim(0, max(values or [1]) * 1.12)
+        ax.set_xlim(0, _top(values) * 1.12)
         _style(ax)
         fig.tight_layout()
         return _png(fig)
@@ -132,17 +147,17 @@ def _hbar(items: Sequence[tuple[str, int]], title: str, color: str) -> bytes:
 def _modules(points: Sequence[ModulePoint], lang: str) -> bytes:
     import matplotlib.pyplot as plt
 
-    names = [p.name for p in points][::-1]
+    names = [_tick(p.name) for p in points][::-1]
     fig, (ax1, ax2) = plt.subplots(1, 2, sharey=True, figsize=(6.4, 0.3 * max(len(points), 3) + 1.0))
     try:
-        b1 = ax1.barh(names, [p.prs for p in points][::-1], color=PALETTE[0])
+        b1 = ax1.barh(range(len(names)), [p.prs for p in points][::-1], color=PALETTE[0], tick_label=names)
         ax1.bar_label(b1, padding=2, fontsize=7)
         ax1.set_title(tr(lang, "chart.modules.prs"), fontsize=9, loc="left")
-        ax1.set_xlim(0, max([p.prs for p in points] or [1]) * 1.18)
-        b2 = ax2.barh(names, [p.churn / 1000 for p in points][::-1], color=PALETTE[2])
+        ax1.set_xlim(0, _top([p.prs for p in points]) * 1.18)
+        b2 = ax2.barh(range(len(names)), [p.churn / 1000 for p in points][::-1], color=PALETTE[2])
         ax2.bar_label(b2, labels=[f"{p.churn / 1000:.1f}" for p in points][::-1], padding=2, fontsize=7)
         ax2.set_title(tr(lang, "chart.modules.churn"), fontsize=9, loc="left")
-        ax2.set_xlim(0, max([p.churn / 1000 for p in points] or [1]) * 1.2)
+        ax2.set_xlim(0, _top([p.churn / 1000 for p in points]) * 1.2)
         for ax in (ax1, ax2):
             _style(ax)
         fig.suptitle(tr(lang, "chart.modules"), fontsize=10, x=0.02, ha="left")
@@ -162,9 +177,10 @@ def _trend(series: TrendSeries, lang: str) -> bytes:
         bars = ax.bar(x, series.totals, color="#d0e4fb", label=tr(lang, "chart.trend.total"))
         ax.bar_label(bars, padding=1, fontsize=7)
         for i, (name, values) in enumerate(series.labels):
-            ax.plot(x, values, marker="o", markersize=3, linewidth=1.5, color=PALETTE[(i + 1) % len(PALETTE)], label=name)
+            ax.plot(x, values, marker="o", markersize=3, linewidth=1.5, color=PALETTE[(i + 1) % len(PALETTE)],
+                    label=_tick(name))
         ax.set_xticks(x, short)
-        ax.set_ylim(0, max(series.totals or (1,)) * 1.15)
+        ax.set_ylim(0, _top(series.totals) * 1.15)
         ax.set_title(tr(lang, "chart.trend", n=len(series.weeks)), fontsize=10, loc="left")
         ax.legend(fontsize=7, frameon=False, ncol=min(5, len(series.labels) + 1), loc="upper left",
                   bbox_to_anchor=(0, -0.1))
