@@ -58,12 +58,14 @@ def tr(lang: str, key: str, **values: Any) -> str:
     return _plurals(out) if "(s)" in out else out
 
 
-_PLURAL = re.compile(r"(?<![\d,.])(\d[\d,]*) (\w+)\(s\)")
+_PLURAL = re.compile(r"(?<![\d,.])(\d[\d,]*)((?: [A-Za-z-]+){0,2}) (\w+)\(s\)")
+"""A count, up to two words, and a word marked ``(s)``: ``3 key PR(s)``, ``1 more part(s)``."""
 
 
 def _plurals(text: str) -> str:
-    """English count words: ``1 PR(s)`` -> ``1 PR``, ``3 PR(s)`` -> ``3 PRs``, ``2 were`` stays."""
-    return _PLURAL.sub(lambda m: f"{m.group(1)} {m.group(2)}" + ("" if m.group(1) == "1" else "s"), text)
+    """English count words: ``1 PR(s)`` -> ``1 PR``, ``3 PR(s)`` -> ``3 PRs``, ``1 key PR(s)`` ->
+    ``1 key PR``, ``2 were`` stays."""
+    return _PLURAL.sub(lambda m: f"{m.group(1)}{m.group(2)} {m.group(3)}" + ("" if m.group(1) == "1" else "s"), text)
 
 
 def catalog_keys(lang: str) -> set[str]:

@@ -311,7 +311,7 @@ class AnswerContext:
     def candidates_card(self, header: str, asked: str, candidates: Sequence[str]) -> Card:
         """"``asked`` could mean:" and the candidate modules."""
         lines = [tr(self.lang, "card.module.ambiguous", name=asked)]
-        lines += [f"• {self.modules.display(m, self.lang)} ({m})" for m in candidates]
+        lines += ["• " + tr(self.lang, "paren", text=self.modules.display(m, self.lang), inner=m) for m in candidates]
         return message_card(header, lines, lang=self.lang, role="module_candidates")
 
     def unknown_module_card(self, header: str, asked: str) -> Card:

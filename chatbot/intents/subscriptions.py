@@ -105,7 +105,8 @@ def answer_list(q: SubscriptionsQuery, ctx: AnswerContext) -> Card:
         subs = book.subscriptions_of(who.platform, who.workspace, sub_kind, sid, who.repo)
         if subs:
             lines.append(tr(ctx.lang, "card.sub.list", who=name, repo=who.repo))
-            lines += [f"• {ctx.modules.display(s.module, ctx.lang)} ({s.module})" for s in subs]
+            lines += ["• " + tr(ctx.lang, "paren", text=ctx.modules.display(s.module, ctx.lang), inner=s.module)
+                      for s in subs]
     return message_card(header, lines or [tr(ctx.lang, "card.sub.list_empty")], lang=ctx.lang, role="subscription")
 
 

@@ -172,3 +172,51 @@ def test_trends_when_the_current_week_is_empty_point_to_the_stored_weeks(vllm_ru
         "en": ["No merged PRs found for 2026-W48.",
                "The stored PRs are from 2026-W19 to 2026-W20; ask about one of those weeks (e.g. “risks 2026-W20”)."],
         "zh": ["未找到 2026-W48 合并的 PR。", "已存储的 PR 来自 2026-W19 至 2026-W20；请问其中某一周（例如“风险 2026-W20”）。"]}[lang]
+
+
+def test_no_english_catalog_text_says_1_with_a_plural():
+    """Every en catalog text formatted with each count at 1: no "1 files", "merged 1 PRs", "1 key PRs"."""
+    import string
+
+    from chatbot.i18n import catalog_keys, tr
+
+    plural = __import__("re").compile(r"(?<![\d,.])1(?: [a-z-]+){0,2} (?:PRs|files|parts|authors|weeks)\b")
+    said = {}
+    for key in sorted(catalog_keys("en")):
+        names = {f for _, f, _, _ in string.Formatter().parse(_raw("en", key)) if f}
+        text = tr("en", key, **{n: 1 for n in names}) if "key" not in names and "lang" not in names else ""
+        if plural.search(text):
+            said[key] = text
+    # "1 of 1 PRs carry": the verb is the count's, kept plural for the usual 1 of N; {prs} is a list of PRs
+    assert said == {"card.risks.count": "1 of 1 PRs carry risk tags.",
+                    "rec.follow-up-fix": "1 fix PRs merged days earlier: add the tests that would have caught the original bugs."}
+    assert tr("en", "card.changes", files="1", lines="+5/-1") == "1 file, +5/-1"
+    assert tr("en", "md.lead", week="2026-W49", repo="vllm-project/vllm", total=1, labels="bug") == \
+        "In 2026-W49, vllm-project/vllm merged 1 PR; bug lead."
+    assert tr("en", "sum.key", nkey=1, avg="3.0") == "1 key PR; average importance of all PRs 3.0."
+    assert tr("en", "card.filter.count", n=12, total=217) == "12 of 217 PRs."
+
+
+def _raw(lang, key):
+    from chatbot import i18n
+
+    return i18n._CATALOGS[lang][key]
+
+
+
+def test_chinese_module_candidates_and_subscriptions_use_full_width_parentheses(ask):
+    from datetime import datetime, timezone
+
+    from chatbot.subscriptions import Requester
+    from tests.fakes.subscriptions import MemoryBook
+
+    _, card = ask("模块 模型")
+    assert text_of(card).split("\n")[1:4] == ["“模型”可能指多个模块，请用其中之一再问：", "• 模型支持（models）", "• 模型运行器（model-runner）"]
+    book = MemoryBook()
+    alice = Requester(platform="slack", workspace="T_TEST", user="U_ALICE", channel="C_DIGEST", repo="vllm-project/vllm")
+    now = datetime.now(timezone.utc)
+    answer(parse("订阅 投机解码"), digest_provider=None, now=now, requester=alice, subscriptions=book)
+    listed = answer(parse("我的订阅"), digest_provider=None, now=now, requester=alice, subscriptions=book)
+    assert "• 投机解码（spec-decode）" in text_of(listed).split("\n")
+    en = answer(parse("my subscriptions"), digest_provider=None, now=now, requester=alice, subscriptions=book)
+    assert "• speculative decoding (spec-decode)" in text_of(en).split("\n")
