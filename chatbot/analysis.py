@@ -18,7 +18,7 @@ from chatbot.models import PullRequest
 from chatbot.phrases import say
 from chatbot.reverts import RevertGraph, build_revert_graph, cited_numbers, parse_revert
 from chatbot.risks import RISKS, RiskContext, RiskFinding, RiskRegistry
-from chatbot.rules import OTHER_MODULE, CompiledRules, ImportanceWeights
+from chatbot.rules import OTHER_MODULE, TITLE_MATCH_CHARS, CompiledRules, ImportanceWeights
 from chatbot.weeks import IsoWeek
 
 __all__ = ["QUIET_FOR_NON_CODE", "RISK_ORDER", "PRAnalysis", "PathClassifier", "PathFacts", "analyze_prs", "build_revert_graph",
@@ -121,7 +121,7 @@ def labels_for(pr: PullRequest, rules: CompiledRules, classify: PathClassifier) 
         found.update(rules.prefix_to_label.get(prefix, ()))
     if rules.title_patterns is not None:
         names = rules.title_label_names
-        found.update(names[i] for i in rules.title_patterns.matching(pr.title))
+        found.update(names[i] for i in rules.title_patterns.matching(pr.title[:TITLE_MATCH_CHARS]))
     for f in pr.files:
         found.update(classify(f.path).labels)
     order = rules.label_order

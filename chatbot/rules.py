@@ -48,12 +48,64 @@ def _check_globs(globs: tuple[str, ...]) -> tuple[str, ...]:
     return globs
 
 
+TITLE_MATCH_CHARS = 300
+"""Characters of a PR title the rules' title regexes are matched against (the first ones): a bound on
+the work an untrusted title can cause (GitHub titles reach 256 characters; exports can hold more)."""
+
+
+def _nested_repeat(pattern: str) -> str | None:
+    """The source of the first unbounded repeat that holds another unbounded repeat in ``pattern``
+    (``(a+)+``, ``(?:x*y)*``, ``(\\w+\\s?){2,}``), None when there is none. Such a pattern can take
+    time exponential in the text length on a text that almost matches (catastrophic backtracking:
+    ``(a+)+$`` on 28 characters of ``a`` then ``!`` took 14 s). Possessive repeats and atomic groups
+    never backtrack and are allowed. Read with Python's own regex parser (``re._parser``)."""
+    from re import _constants as c, _parser  # type: ignore[attr-defined]
+
+    unbounded = (c.MAX_REPEAT, c.MIN_REPEAT)
+
+    def items(tree: Any) -> Any:
+        for op, av in tree:
+            yield op, av
+            if op in unbounded or op == c.POSSESSIVE_REPEAT:
+                continue
+            if op is c.SUBPATTERN:
+                yield from items(av[-1])
+            elif op is c.BRANCH:
+                for alt in av[1]:
+                    yield from items(alt)
+            elif op in (c.ASSERT, c.ASSERT_NOT):
+                yield from items(av[1])
+            elif op is c.GROUPREF_EXISTS:
+                for alt in av[1:]:
+                    if alt is not None:
+                        yield from items(alt)
+
+    def has_unbounded(tree: Any) -> bool:
+        return any(op in unbounded and (av[1] == c.MAXREPEAT or has_unbounded(av[2])) for op, av in items(tree))
+
+    def find(tree: Any) -> bool:
+        for op, av in items(tree):
+            if op in unbounded:
+                if av[1] == c.MAXREPEAT and has_unbounded(av[2]):
+                    return True
+                if find(av[2]):
+                    return True
+        return False
+
+    return pattern if find(_parser.parse(pattern)) else None
+
+
 def _check_regexes(patterns: tuple[str, ...]) -> tuple[str, ...]:
     for p in patterns:
         try:
             re.compile(p)
         except re.error as exc:
             raise ValueError(f"invalid regular expression {p!r}: {exc}") from None
+        if _nested_repeat(p) is not None:
+            raise ValueError(f"regular expression {p!r} nests an unbounded repeat inside another (like (a+)+): "
+                             "matching can take exponential time on a long title; rewrite it without the inner "
+                             "repeat (e.g. a+ for (a+)+), bound one of them ({1,20}) or make the outer one "
+                             "possessive (++, *+)")
     return patterns
 
 
