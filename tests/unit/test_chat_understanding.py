@@ -220,3 +220,16 @@ def test_chinese_module_candidates_and_subscriptions_use_full_width_parentheses(
     assert "• 投机解码（spec-decode）" in text_of(listed).split("\n")
     en = answer(parse("my subscriptions"), digest_provider=None, now=now, requester=alice, subscriptions=book)
     assert "• speculative decoding (spec-decode)" in text_of(en).split("\n")
+
+
+@pytest.mark.parametrize("unspaced,spaced", [
+    ("kv-connector和ROCm上周的风险", "kv-connector 和 ROCm 上周的风险"), ("前5个重点PR", "前 5 个重点 PR"),
+    ("改了vllm/v1/worker的PR", "改了 vllm/v1/worker 的 PR"), ("趋势12周", "趋势 12 周"), ("PR#42202是什么", "PR #42202 是什么"),
+    ("安全相关的PR 2026-W19", "安全相关的 PR 2026-W19"),
+])
+def test_unspaced_chinese_parses_as_the_spaced_form(vllm_rules, unspaced, spaced):
+    from chatbot.queries import ModuleIndex
+
+    index = ModuleIndex(vllm_rules)
+    q = parse(unspaced, modules=index)
+    assert q == parse(spaced, modules=index) and q.intent not in ("help", "search")
