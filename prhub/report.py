@@ -66,6 +66,10 @@ class PrLookup(Protocol):
         """The newest ``merged_at`` held for ``repo`` (before ``before`` when given), None when none."""
         ...
 
+    def window_version(self, repo: str, start: datetime, end: datetime) -> str:
+        """A token that changes when a PR of ``repo`` merged in ``[start, end)`` is added or changed."""
+        ...
+
 
 class PrList:
     """A :class:`PrLookup` over PRs in memory (the PRs of ``--input`` files; one repository)."""
@@ -100,6 +104,10 @@ class PrList:
         """The newest ``merged_at`` held (before ``before`` when given), None when none."""
         times = self.merged_times(repo, None, before)
         return times[-1] if times else None
+
+    def window_version(self, repo: str, start: datetime, end: datetime) -> str:
+        """The PRs held in ``[start, end)`` counted (the list never changes)."""
+        return str(len(self.merged_times(repo, start, end)))
 
 
 def _is_bot(pr: PullRequest) -> bool:
@@ -343,6 +351,11 @@ def trends_output(trends: Trends, fmt: str, lang: str) -> str:
 
 # -- report pages (the web adapter's provider) -----------------------------------------------------
 
+RECENT_VERSION_DAYS = 14
+"""Days before the newest stored merge whose changes invalidate cached report pages: the span the sync job
+and the webhook write (the previous and the current ISO week); one indexed aggregate per request."""
+
+
 class StoreReports:
     """Report pages from the PR store, for :func:`adapters.web.create_app`.
 
@@ -372,9 +385,15 @@ class StoreReports:
         return bootstrap.rules_for(repo, self._rules_file)
 
     def version(self, repo: str) -> str:
-        """A token that changes when newer PRs of ``repo`` are stored (the newest ``merged_at``)."""
+        """A token that changes when newer PRs of ``repo`` are stored (the newest ``merged_at``) or a PR
+        of the :data:`RECENT_VERSION_DAYS` days before it is added or changed (the store's
+        ``window_version``: the sync completing a PR the webhook stored without files); "" when none."""
         newest = self._store.newest_merged_at(repo)
-        return newest.isoformat() if newest else ""
+        if newest is None:
+            return ""
+        recent = self._store.window_version(repo, newest - timedelta(days=RECENT_VERSION_DAYS),
+                                            newest + timedelta(microseconds=1))
+        return f"{newest.isoformat()}|{recent}"
 
     def weeks(self, repo: str, before: str | None = None) -> tuple[list[ArchiveWeek], str | None]:
         """Stored weeks of ``repo`` with their PR counts, newest first: the :data:`ARCHIVE_WEEKS` weeks

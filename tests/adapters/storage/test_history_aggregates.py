@@ -127,3 +127,17 @@ def test_window_version_changes_with_every_insert_and_content_change_of_that_win
     assert store.window_version(REPO, start, end) == "3:4"
     assert store.window_version("other/repo", start, end) == "0:0"
     assert store.pr_by_number(REPO, 5).title == "retitled" and store.pr_by_number(REPO, 99) is None
+
+
+def test_report_pages_show_a_recent_pr_the_sync_completed_without_a_newer_merge(store):
+    # the webhook stored #6 thin (no files); the sync replaces it with the full record: same merged_at
+    from chatbot.models import FileChange
+
+    store.upsert_prs(REPO, SMALL)
+    reports = StoreReports(store)
+    week = str(IsoWeek.containing(T0, UTC))
+    assert "vllm/v1/worker/gpu_runner.py" not in reports.render(REPO, week, "en", "json").decode()
+    full = SMALL[5].model_copy(update={"files": (FileChange(path="vllm/v1/worker/gpu_runner.py", additions=5),),
+                                       "additions": 5, "changed_files": 1})
+    store.upsert_prs(REPO, [full])
+    assert "vllm/v1/worker/gpu_runner.py" in reports.render(REPO, week, "en", "json").decode()
