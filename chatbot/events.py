@@ -17,5 +17,10 @@ class EventLog(Protocol):
     """Port: persistent, shared de-duplication of inbound events (implemented by the store)."""
 
     def claim_event(self, platform: str, key: str, now: datetime) -> bool:
-        """Record ``key`` of ``platform`` as accepted at ``now``; True only for the first claim."""
+        """Record ``key`` of ``platform`` as accepted at ``now``; True only for the first claim (or
+        for the one take-over of an unanswered claim whose claimant died)."""
+        ...
+
+    def mark_event_answered(self, platform: str, key: str, now: datetime) -> None:
+        """Record that the answer to ``key`` is posted: later deliveries of it stay ignored."""
         ...

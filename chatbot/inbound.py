@@ -169,6 +169,17 @@ class ChatService:
             return False
         return True
 
+    def answered(self, msg: InboundMessage) -> None:
+        """Record that the answer to accepted ``msg`` is posted, so a platform's retry of it is
+        ignored (until then a retry may take over the claim of a claimant that died; issue 9).
+        A database error is logged, not raised: the answer is out."""
+        if not msg.dedup_key:
+            return
+        try:
+            self.events.mark_event_answered(msg.platform, msg.dedup_key, self.clock())
+        except PrhubError as exc:
+            log.warning("%s %s: cannot record the answer: %s", msg.platform, msg.where, exc.user_message)
+
     def answer(self, msg: InboundMessage) -> Card:
         """The answer card to an accepted message; never raises (the pipeline's one catch-all)."""
         responder, text, unknown = self.route(msg)

@@ -32,6 +32,7 @@ from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
 from prhub.clock import SYSTEM_CLOCK
+from scheduler.owner import ProcessOwner
 from chatbot.cards import CardLimits
 from chatbot.inbound import ActionHandler, ChatService
 from chatbot.pr_history import StoreHistory
@@ -60,6 +61,11 @@ def _now_fn(clock: Any) -> Callable[[], datetime]:
     return clock  # type: ignore[no-any-return]
 
 
+CLAIM_STALE = timedelta(seconds=60)
+"""An unanswered event claim of a process whose liveness cannot be checked (another host) may be
+taken over by a retry after this long (Slack retries after 1 and 5 minutes)."""
+
+
 class PurgingEventLog:
     """The store's ``claim_event``, purging records older than the retention every ``every``.
 
@@ -69,12 +75,29 @@ class PurgingEventLog:
         every: how often a claim also purges.
     """
 
-    def __init__(self, store: Any, retention: timedelta, every: timedelta = timedelta(minutes=10)) -> None:
+    def __init__(self, store: Any, retention: timedelta, every: timedelta = timedelta(minutes=10),
+                 owner: ProcessOwner | None = None, stale: timedelta = CLAIM_STALE) -> None:
         self.store = store
         self.retention = retention
         self.every = every
+        self.owner = owner or ProcessOwner()
+        self.stale = stale
         self._last: datetime | None = None
         self._lock = threading.Lock()
+
+    def _reclaimable(self, now: datetime) -> Callable[[str | None, datetime], bool]:
+        """An unanswered claim is taken over when its owner is a dead process of this host, or when
+        its owner cannot be checked (another host, none) and it is older than :attr:`stale`; a
+        live owner of this host keeps it (a slow answer is not answered twice)."""
+        def reclaimable(owner: str | None, received_at: datetime) -> bool:
+            if self.owner.is_local(owner):
+                return self.owner.is_dead(owner)
+            return now - received_at >= self.stale
+        return reclaimable
+
+    def mark_event_answered(self, platform: str, key: str, now: datetime) -> None:
+        """See ``SqlStore.mark_event_answered``."""
+        self.store.mark_event_answered(platform, key, now)
 
     def claim_event(self, platform: str, key: str, now: datetime) -> bool:
         """Claim ``key`` (see ``SqlStore.claim_event``); purges first when due."""
@@ -88,7 +111,8 @@ class PurgingEventLog:
             except Exception as exc:  # noqa: BLE001 - a failed purge must not lose the event
                 why = getattr(exc, "user_message", None) or type(exc).__name__
                 log.warning("purging processed events failed (next try in %s): %s", self.every, why)
-        return bool(self.store.claim_event(platform, key, now))
+        return bool(self.store.claim_event(platform, key, now, owner=self.owner.token,
+                                           reclaimable=self._reclaimable(now)))
 
 
 def report_url_fn(settings: Settings, repo: str) -> Callable[[IsoWeek], str | None] | None:

@@ -48,6 +48,12 @@ class ProcessOwner:
         self.token = f"{self.host}:{self.pid}:{start or '0'}"
         """``host:pid:start`` (at most 128 characters), stored in ``deliveries.owner``."""
 
+    def is_local(self, owner: str | None) -> bool:
+        """Whether ``owner`` (``host:pid:start``) names a process of this host, whose liveness
+        :meth:`is_dead` can tell (False for None, malformed tokens and other hosts)."""
+        parts = (owner or "").rsplit(":", 2)
+        return len(parts) == 3 and parts[1].isdigit() and parts[0] == self.host
+
     def is_dead(self, owner: str | None) -> bool:
         """Whether the holder ``owner`` of a lease is known to be gone.
 

@@ -106,3 +106,4 @@ _._perform_urllib_http_request_internal  # unused method (adapters/slack/deliver
 slack_mode  # unused variable (prhub/config.py) -- the config file's chat: keys, read through ChatSection.as_settings (model_dump)
 feishu_mode  # unused variable (prhub/config.py) -- the config file's chat: keys, read through ChatSection.as_settings (model_dump)
 event_retention_hours  # unused variable (prhub/config.py) -- the config file's chat: keys, read through ChatSection.as_settings (model_dump)
+_.close_connection  # unused attribute (tests/fakes/slack_server.py: http.server's BaseHTTPRequestHandler reads it)

@@ -101,6 +101,7 @@ class FeishuChat:
         try:
             for i, c in enumerate(cards_to_feishu([card])):
                 self.delivery.reply(message_id, c, feishu_uuid(f"reply:{key}:{i + 1}"), in_thread=in_thread)
+            self.chat.answered(msg)
         except DeliveryError as exc:
             log.warning("feishu %s: reply failed: %s", msg.where, exc.reason)
         except Exception:  # noqa: BLE001 - never let a worker thread die silently

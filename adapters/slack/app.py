@@ -84,8 +84,9 @@ class SlackChat:
                 ids.add(v)
         return frozenset(ids)
 
-    def _post(self, client: WebClient, channel: str, thread_ts: str | None, card: Card, where: str) -> None:
-        """Post the card (``chat.postMessage``, possibly several messages) in the thread."""
+    def _post(self, client: WebClient, channel: str, thread_ts: str | None, card: Card, where: str) -> bool:
+        """Post the card (``chat.postMessage``, possibly several messages) in the thread; True when
+        every message was posted."""
         client = self.client or client
         first = thread_ts
         for msg in card_to_messages([card]):
@@ -97,8 +98,9 @@ class SlackChat:
                 resp = client.chat_postMessage(**kwargs)
             except Exception as exc:  # noqa: BLE001 - SDK and network errors, logged without the token
                 log.warning("slack %s: chat.postMessage failed: %s", where, delivery_error(exc, "chat.postMessage").reason)
-                return
+                return False
             first = first or str(resp.get("ts") or "") or None
+        return True
 
     def claim_before_ack(self, body: dict[str, Any], context: BoltContext, next: Callable[[], Any]) -> Any:
         """Global bolt middleware, run before the (automatic) ack of an Events API request: the
@@ -129,7 +131,8 @@ class SlackChat:
         if card is None:
             return
         thread = event.get("thread_ts") or (None if msg.is_direct else event.get("ts"))
-        self._post(client, msg.channel, thread, card, msg.where)
+        if self._post(client, msg.channel, thread, card, msg.where):
+            self.chat.answered(msg)
 
     # -- listeners (bolt injects arguments by name) ---------------------------------------------
 
@@ -159,12 +162,13 @@ class SlackChat:
         if not accepted:
             return
         card = self.chat.answer(msg)
-        for msg in card_to_messages([card]):
+        for part in card_to_messages([card]):
             try:
-                respond(text=msg["text"], blocks=msg["blocks"], response_type="ephemeral")
+                respond(text=part["text"], blocks=part["blocks"], response_type="ephemeral")
             except Exception:  # noqa: BLE001 - network errors on response_url
                 log.warning("slack command /prhub: response_url failed")
                 return
+        self.chat.answered(msg)
 
     def on_block_actions(self, ack: Ack, body: dict[str, Any], context: BoltContext, client: WebClient) -> None:
         """``block_actions``: ack; a button of our cards is answered in the card's thread (link
@@ -183,8 +187,8 @@ class SlackChat:
             return
         container = body.get("container") or {}
         thread = (body.get("message") or {}).get("thread_ts") or str(container.get("message_ts") or "") or None
-        if msg.channel:
-            self._post(client, msg.channel, thread, card, "block_actions")
+        if msg.channel and self._post(client, msg.channel, thread, card, "block_actions"):
+            self.chat.answered(msg)
 
 
 def create_slack_app(*, bot_token: str, signing_secret: str, chat: ChatService, api_url: str | None = None,

@@ -20,6 +20,12 @@ Revision ``0002_chat_and_deliveries``:
   ``status`` is ``sending`` before the platform call, ``sent`` (with the platform message id)
   after, or ``failed`` with a reason. The unique key makes two replicas post once.
 
+Revision ``0007_event_answered``:
+
+* ``processed_events.owner`` (the claiming process, ``host:pid:start`` as ``deliveries.owner``) and
+  ``answered_at`` (set once the reply is posted; rows from before the revision count as answered),
+  so a retry of an event whose claimant died before answering is answered once (issue 9).
+
 Revision ``0004_import_source_hash``:
 
 * ``pull_requests.source_sha256``: SHA-256 of the raw export record the row was imported from
@@ -179,6 +185,8 @@ class ProcessedEventRow(Base):
     platform: Mapped[str] = mapped_column(String(16), primary_key=True)
     event_key: Mapped[str] = mapped_column(String(255), primary_key=True)
     received_at: Mapped[datetime]
+    owner: Mapped[str | None] = mapped_column(String(128))
+    answered_at: Mapped[datetime | None]
 
     __table_args__ = (Index("ix_processed_events_received_at", "received_at"),)
 

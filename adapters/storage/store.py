@@ -11,7 +11,7 @@ import hashlib
 import json
 import logging
 import threading
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from datetime import datetime
 from datetime import timedelta
@@ -879,37 +879,70 @@ class SqlStore:
 
     # -- inbound event de-duplication (chatbot.events.EventLog) -------------------------------
 
-    def claim_event(self, platform: str, key: str, now: datetime) -> bool:
-        """Record an inbound chat event as accepted for processing, once.
+    def claim_event(self, platform: str, key: str, now: datetime, owner: str | None = None,
+                    reclaimable: Callable[[str | None, datetime], bool] | None = None) -> bool:
+        """Record an inbound chat event as accepted for processing by ``owner``, once.
 
         ``INSERT ... ON CONFLICT DO NOTHING`` on ``(platform, event_key)``: across retries,
-        twins, replicas and restarts exactly one caller gets True. Keys longer than 255 chars are
-        replaced by their SHA-256.
+        twins, replicas and restarts exactly one caller gets True. A claim that was never marked
+        answered (:meth:`mark_event_answered`) and for which ``reclaimable(owner, received_at)``
+        holds (its owner died between the ack and the reply; issue 9) is taken over by one caller:
+        a compare-and-set ``UPDATE`` on the row's owner and ``received_at``, so of two replicas
+        retrying at once one wins. Keys longer than 255 chars are replaced by their SHA-256.
 
         Args:
             platform: ``slack`` or ``feishu``.
             key: the event's de-duplication key (``T_TEST:C_DIGEST:1718000000.000100``, ``om_...``).
             now: the bot's clock (aware).
+            owner: the claiming process (``host:pid:start``, scheduler.owner.ProcessOwner.token).
+            reclaimable: ``(previous owner, its received_at) -> bool`` for an unanswered claim;
+                None: never taken over.
 
         Returns:
-            True for the first claim of ``key``; False when it was claimed before.
+            True for the first claim of ``key`` (or a take-over); False when it was claimed before.
 
         Raises:
             ValueError: ``now`` is naive.
             StoreError: a database error.
         """
         _check_aware("now", now)
-        if len(key) > 255:
-            key = "sha256:" + hashlib.sha256(key.encode("utf-8")).hexdigest()
+        key = _event_key(key)
         t = PROCESSED_EVENTS
         # one statement, so autocommit: no BEGIN and COMMIT round trips on PostgreSQL (it is on
         # every inbound event's path before the ack)
         with self._errors("recording an event", writing=True), self._engine.connect() as plain:
             conn = plain.execution_options(isolation_level="AUTOCOMMIT")
-            stmt = (self._insert(conn)(t).values(platform=platform, event_key=key, received_at=now)
+            stmt = (self._insert(conn)(t).values(platform=platform, event_key=key, received_at=now, owner=owner)
                     .on_conflict_do_nothing(index_elements=[t.c.platform, t.c.event_key])
                     .returning(t.c.event_key))
-            return conn.execute(stmt).first() is not None
+            if conn.execute(stmt).first() is not None:
+                return True
+            if reclaimable is None:
+                return False
+            row = conn.execute(select(t.c.owner, t.c.received_at, t.c.answered_at)
+                               .where(t.c.platform == platform, t.c.event_key == key)).first()
+            if row is None or row.answered_at is not None or not reclaimable(row.owner, row.received_at):
+                return False
+            same_owner = t.c.owner.is_(None) if row.owner is None else t.c.owner == row.owner
+            taken = conn.execute(t.update().where(t.c.platform == platform, t.c.event_key == key,
+                                                  t.c.answered_at.is_(None), same_owner,
+                                                  t.c.received_at == row.received_at)
+                                 .values(owner=owner, received_at=now))
+            return bool(taken.rowcount)
+
+    def mark_event_answered(self, platform: str, key: str, now: datetime) -> None:
+        """Mark the claim of ``key`` answered at ``now`` (the reply is posted): its retries stay ignored.
+
+        Raises:
+            ValueError: ``now`` is naive.
+            StoreError: a database error.
+        """
+        _check_aware("now", now)
+        t = PROCESSED_EVENTS
+        with self._errors("recording an answer", writing=True), self._engine.connect() as plain:
+            conn = plain.execution_options(isolation_level="AUTOCOMMIT")
+            conn.execute(t.update().where(t.c.platform == platform, t.c.event_key == _event_key(key))
+                         .values(answered_at=now))
 
     def purge_events(self, now: datetime, retention: timedelta = timedelta(hours=8)) -> int:
         """Forget events received before ``now - retention``.
@@ -1044,3 +1077,8 @@ def _normalize(parsed: URL, shown: str) -> URL:
     raise StoreError(
         f"unsupported database URL {shown!r}: use sqlite:///PATH or postgresql+psycopg://USER@HOST:PORT/DB"
     )
+
+
+def _event_key(key: str) -> str:
+    """``key``, or ``sha256:`` + its SHA-256 when longer than the 255-character column."""
+    return key if len(key) <= 255 else "sha256:" + hashlib.sha256(key.encode("utf-8")).hexdigest()

@@ -55,11 +55,11 @@ def test_a_full_reply_queue_answers_busy_at_once(bot):
 def _down(store, calls: list[int], times: int):
     real = store.claim_event
 
-    def claim(platform, key, now):
+    def claim(platform, key, now, **kw):
         calls.append(1)
         if len(calls) <= times:
             raise StoreError("database postgresql://x: recording an event failed: OperationalError (check the database)")
-        return real(platform, key, now)
+        return real(platform, key, now, **kw)
 
     store.claim_event = claim
 

@@ -227,3 +227,64 @@ repositories:
     assert "digest:vllm-project/vllm" in r.stdout and "2026-03-02T09:00:00-08:00" in r.stdout  # still PST
     bad = _prhub(["jobs", "--config", str(path), "--now", "yesterday"], env)
     assert bad.returncode == 2 and bad.stderr.count("\n") == 1
+
+
+def test_a_question_whose_server_died_before_the_reply_is_answered_once_on_slack_s_retry(db_url, tmp_path):
+    """Issue 9 / tester: kill -9 between the ack and the reply lost the question, and Slack's
+    retries were "duplicate, ignored". Now the claim records its owner and is marked answered after
+    the post: a retry while the owner lives is ignored, one after its death is answered once, and
+    a retry of the answered event is ignored again."""
+    from tests.e2e.bot_support import SLACK_SECRET
+    from tests.fakes.inbound import post, slack_event, slack_headers
+
+    edir = example_week_dir(tmp_path, ["2026-W20"])
+    path = tmp_path / "prhub.yaml"
+    path.write_text(f"""
+repositories:
+  - repo: {REPO}
+    rules: generic
+    source: file
+    path: {edir}/{{week}}.json
+    schedule: {{cron: "0 9 * * 1", timezone: UTC}}
+    destinations: [{{feishu: oc_ex}}]
+server: {{host: 127.0.0.1, port: 0, threads: 4}}
+""")
+    mention = {"type": "app_mention", "user": "U_ALICE", "channel": "C_Q", "ts": "1718000000.000100",
+               "text": "<@U_BOT> summary 2026-W20"}
+    body = slack_event(mention, event_id="Ev_KILL1")
+
+    def send(port, retry=None):
+        r = post(f"http://127.0.0.1:{port}/slack/events", body, slack_headers(body, secret=SLACK_SECRET, retry=retry))
+        assert r.status == 200, r
+
+    with FakeSlack() as slack, FakeFeishu() as feishu:
+        env = subprocess_env(slack, feishu, db_url) | {"PRHUB_SLACK_MODE": "http"}
+        slack.hold("chat.postMessage")  # the reply is on its way when the server dies
+        port = free_port()
+        first = _serve(str(path), env, port)
+        try:
+            _wait_http(port, first)
+            send(port)
+            assert slack.wait_for(lambda: "chat.postMessage" in slack.held, timeout=30)
+            send(port, retry=1)  # the owner lives: ignored
+            first.kill()
+            first.wait(timeout=10)
+        finally:
+            if first.poll() is None:
+                first.kill()
+            _, err1 = first.communicate()
+        slack.release("chat.postMessage")
+        assert slack.posts_to("C_Q") == [] and slack.held == ["chat.postMessage"], err1[-2000:]
+        assert "duplicate, ignored" in err1
+        port = free_port()
+        second = _serve(str(path), env, port)
+        try:
+            _wait_http(port, second)
+            send(port, retry=2)  # the owner is dead: answered
+            assert slack.wait_for(lambda: len(slack.posts_to("C_Q")) == 1, timeout=30)
+            send(port, retry=3)  # answered: ignored
+        finally:
+            rc, err2 = _stop(second)
+    posts = slack.posts_to("C_Q")
+    assert len(posts) == 1 and posts[0]["thread_ts"] == "1718000000.000100" and "2026-W20" in posts[0]["text"]
+    assert err2.count("duplicate, ignored") == 1, err2[-3000:]

@@ -199,6 +199,9 @@ class FakeSlack(LoopbackServer):
     """``(retry number, HTTP status)`` of every :meth:`send_event` attempt."""
     _failures: dict[str, int] = field(default_factory=dict)
     _limits: dict[str, list[float]] = field(default_factory=dict)
+    _held: dict[str, threading.Event] = field(default_factory=dict)
+    held: list[str] = field(default_factory=list)
+    """Calls that arrived while their method was held (:meth:`hold`), by method name."""
     _seq: Any = field(default_factory=lambda: itertools.count(1))
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
@@ -241,6 +244,20 @@ class FakeSlack(LoopbackServer):
         for the upload URL, ``files.completeUploadExternal``, ...) with HTTP 500."""
         with self._lock:
             self._failures[method] = self._failures.get(method, 0) + times
+
+    def hold(self, method: str) -> None:
+        """Make calls of ``method`` wait (recorded in :attr:`held`) until :meth:`release`; a released
+        call is dropped unanswered and unrecorded, as if the caller had died before sending it (a
+        slow Slack that the test kills the caller during)."""
+        with self._lock:
+            self._held[method] = threading.Event()
+
+    def release(self, method: str) -> None:
+        """End :meth:`hold` of ``method``: waiting calls are dropped, later ones are served."""
+        with self._lock:
+            gate = self._held.pop(method, None)
+        if gate is not None:
+            gate.set()
 
     def _failing(self, method: str) -> bool:
         with self._lock:
@@ -309,6 +326,14 @@ class FakeSlack(LoopbackServer):
         method = path[len("/api/"):]
         auth = h.headers.get("Authorization", "")
         token = auth[len("Bearer "):] if auth.startswith("Bearer ") else args.get("_token")
+        with self._lock:
+            gate = self._held.get(method)
+            if gate is not None:
+                self.held.append(method)
+        if gate is not None:
+            gate.wait(60)
+            h.close_connection = True
+            return
         if self._failing(method):
             with self._lock:
                 self.calls.append((method, args, "http_500"))

@@ -130,6 +130,53 @@ def test_concurrent_claims_give_one_winner(db_url):
             s.close()
 
 
+def test_an_unanswered_claim_of_a_dead_owner_is_taken_over_once_and_an_answered_one_never(db_url, tmp_path):
+    """Issue 9: the retry of an event whose claimant died before answering is answered by one of two
+    replicas; a live owner keeps its claim; another host's claim is taken over only after the stale
+    window (PurgingEventLog, 60 s: at 59 s not, at exactly 60 s yes); an answered claim never."""
+    from prhub.web import PurgingEventLog
+    from scheduler.owner import ProcessOwner
+
+    proc = tmp_path / "proc"
+    (proc / "self").mkdir(parents=True)
+    for pid, start in ((100, "5"), (200, "6"), (300, "7")):
+        (proc / str(pid)).mkdir()
+        (proc / str(pid) / "stat").write_text(f"{pid} (prhub) S " + " ".join(["0"] * 18) + f" {start} 0\n")
+    dead, a, b = (ProcessOwner(host="h1", pid=p, proc=proc) for p in (100, 200, 300))
+    stores = [SqlStore.open(db_url, clock=SYSTEM_CLOCK), SqlStore.open(db_url, clock=SYSTEM_CLOCK)]
+    logs = [PurgingEventLog(st, timedelta(hours=8), owner=o) for st, o in zip(stores, (a, b))]
+    try:
+        key = "msg:T_TEST:C_Q:1718000000.000100"
+        assert logs[0].claim_event("slack", key, T0) is True
+        assert logs[1].claim_event("slack", key, T0 + timedelta(minutes=5)) is False  # a live owner keeps it
+        assert PurgingEventLog(stores[0], timedelta(hours=8), owner=dead).claim_event("slack", "k2", T0) is True
+        (proc / "100" / "stat").unlink()  # its owner dies before answering
+        barrier = threading.Barrier(2)
+        results: list[bool] = []
+
+        def retry(log):
+            barrier.wait()
+            results.append(log.claim_event("slack", "k2", T0 + timedelta(seconds=1)))
+
+        threads = [threading.Thread(target=retry, args=(lg,)) for lg in logs]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join(10)
+        assert sorted(results) == [False, True]
+        stores[0].mark_event_answered("slack", "k2", T0 + timedelta(seconds=2))
+        (proc / "200" / "stat").unlink()
+        (proc / "300" / "stat").unlink()
+        assert logs[0].claim_event("slack", "k2", T0 + timedelta(hours=1)) is False  # answered: never again
+        other = PurgingEventLog(stores[0], timedelta(hours=8), owner=ProcessOwner(host="h2", pid=1, proc=proc))
+        assert other.claim_event("slack", "k3", T0) is True
+        assert logs[1].claim_event("slack", "k3", T0 + timedelta(seconds=59)) is False  # another host: wait
+        assert logs[1].claim_event("slack", "k3", T0 + timedelta(seconds=60)) is True
+    finally:
+        for st in stores:
+            st.close()
+
+
 def test_purge_refuses_short_retention_and_naive_times(store):
     with pytest.raises(ValueError, match="under 7 hours"):
         store.purge_events(T0, timedelta(hours=6))
