@@ -117,11 +117,18 @@ def open_store(db: str | None) -> SqlStore:
     """Open (and migrate to head) the PR store named by :func:`database_url`.
 
     Raises:
-        adapters.storage.StoreError: bad URL, unreachable database (password masked).
+        adapters.storage.StoreError: bad URL (naming ``PRHUB_DATABASE_URL`` when it came from
+            there), unreachable database (password masked).
     """
-    from adapters.storage import SqlStore
+    from adapters.storage import SqlStore, StoreError
 
-    return SqlStore.open(database_url(db), clock=SYSTEM_CLOCK)
+    url = database_url(db)
+    try:
+        return SqlStore.open(url, clock=SYSTEM_CLOCK)
+    except StoreError as exc:
+        if db or not exc.user_message.startswith("unsupported database URL"):
+            raise
+        raise StoreError(f"PRHUB_DATABASE_URL is invalid: {exc.user_message}") from None
 
 
 def read_store(repo: str | None, week: IsoWeek | None, tz: str, *, db: str | None) -> tuple[IsoWeek, ParsedExport]:

@@ -400,8 +400,14 @@ def serve(loaded: LoadedConfig, *, db: str | None, host: str | None = None, port
     # POST /github/webhook beside the chat endpoints
     app = create_web_app(bot, _with_webhook(webhook, chat_app) if webhook is not None else chat_app)
     srv = loaded.config.server
-    server = create_server(app, host=host or srv.host, port=port if port is not None else srv.port, threads=srv.threads,
-                           ident="prhub", max_request_body_size=srv.max_request_bytes)
+    bind_host, bind_port = host or srv.host, port if port is not None else srv.port
+    try:
+        server = create_server(app, host=bind_host, port=bind_port, threads=srv.threads,
+                               ident="prhub", max_request_body_size=srv.max_request_bytes)
+    except OSError as exc:
+        store.close()
+        raise InputError(f"cannot listen on {bind_host}:{bind_port} ({exc.strerror or exc}): pass another --port "
+                         "(or server.port in the config), or stop the process using it") from None
     stopping = threading.Event()
 
     def on_signal(signum: int, frame: Any) -> None:
@@ -471,10 +477,21 @@ def _reports_app(store: Any, settings: Any, loaded: LoadedConfig) -> Any:
     return create_reports_app(store, default_lang=settings.prhub_default_lang, tz=tz, rules_for=rules_for)
 
 
+LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
+"""The values ``PRHUB_LOG_LEVEL`` accepts (any case)."""
+
+
 def configure_logging() -> None:
-    """Log lines to stderr (``PRHUB_LOG_LEVEL``, default INFO), times in UTC."""
-    level = os.environ.get("PRHUB_LOG_LEVEL", "INFO").upper()
-    logging.basicConfig(level=getattr(logging, level, logging.INFO),
+    """Log lines to stderr (``PRHUB_LOG_LEVEL``, default INFO), times in UTC.
+
+    Raises:
+        InputError: ``PRHUB_LOG_LEVEL`` is not one of :data:`LOG_LEVELS`.
+    """
+    level = os.environ.get("PRHUB_LOG_LEVEL", "INFO").strip().upper() or "INFO"
+    if level not in LOG_LEVELS:
+        raise InputError(f"PRHUB_LOG_LEVEL {os.environ.get('PRHUB_LOG_LEVEL', '')[:40]!r} is invalid: "
+                         f"use one of {', '.join(LOG_LEVELS)}")
+    logging.basicConfig(level=getattr(logging, level),
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     logging.Formatter.converter = time.gmtime
     logging.getLogger("alembic").setLevel(logging.WARNING)  # migrations are routine: no INFO lines per run

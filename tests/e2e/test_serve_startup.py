@@ -67,3 +67,38 @@ def test_unreachable_slack_is_reported_and_feishu_still_answers(tmp_path):
         finally:
             bot.app.probe.stop()
             bot.close()
+
+
+def test_operator_errors_at_start_are_one_line_and_exit_2(tmp_path):
+    """Tester: a taken port was "internal error: OSError: [Errno 98]" exit 70; PRHUB_LOG_LEVEL=LOUD
+    was accepted silently; a mysql:// PRHUB_DATABASE_URL did not name the variable."""
+    import socket
+    import subprocess
+
+    from tests.conftest import ROOT
+    from tests.e2e.bot_support import PYTHON, example_week_dir
+    from tests.e2e.test_bot_processes import _config
+
+    config = _config(tmp_path, example_week_dir(tmp_path, ["2026-W20"]))
+    with FakeSlack() as slack, FakeFeishu() as feishu, socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen(1)
+        port = taken.getsockname()[1]
+        env = subprocess_env(slack, feishu, f"sqlite:///{tmp_path / 'serve.db'}") | {"PRHUB_SLACK_MODE": "http"}
+
+        def serve(**extra):
+            return subprocess.run([PYTHON, "-m", "prhub", "serve", "--config", config, "--port", str(port)],
+                                  env=env | extra, cwd=ROOT, capture_output=True, text=True, timeout=60)
+
+        r = serve()
+        assert r.returncode == 2, r.stderr[-2000:]
+        err = [line for line in r.stderr.splitlines() if line.startswith("prhub:")]
+        assert err == [f"prhub: error: cannot listen on 127.0.0.1:{port} (Address already in use): pass another "
+                       "--port (or server.port in the config), or stop the process using it"], r.stderr[-2000:]
+        assert "Traceback" not in r.stderr
+        r = serve(PRHUB_LOG_LEVEL="LOUD")
+        assert (r.returncode, r.stderr.strip().splitlines()) == (2, [
+            "prhub: error: PRHUB_LOG_LEVEL 'LOUD' is invalid: use one of DEBUG, INFO, WARNING, ERROR, CRITICAL"])
+        r = serve(PRHUB_DATABASE_URL="mysql://x")
+        assert r.returncode == 2 and r.stderr.strip().splitlines()[-1].startswith(
+            "prhub: error: PRHUB_DATABASE_URL is invalid: unsupported database URL 'mysql://x'"), r.stderr[-2000:]
