@@ -401,13 +401,13 @@ def config_check_cmd(config: ConfigOpt = None) -> None:
     cfg = load(config, require_file=True)
     assert cfg.file is not None
     loaded = cfg.file
-    for r in loaded.config.repositories:
-        typer.echo(f"{r.repo}: {r.schedule.crontab} ({r.schedule.timezone}), {len(r.destinations)} destination(s), source {r.source}")
     problems = config_problems(loaded, cfg.env)
     for p in problems:
         sys.stderr.write(f"prhub: error: {p}\n")
-    if problems:
+    if problems:  # the per-repository lines say "valid": only when everything passed
         raise typer.Exit(2)
+    for r in loaded.config.repositories:
+        typer.echo(f"{r.repo}: {r.schedule.crontab} ({r.schedule.timezone}), {len(r.destinations)} destination(s), source {r.source}")
 
 
 @app.command("doctor")

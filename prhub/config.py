@@ -462,13 +462,30 @@ def parse_config(text: str, source: str) -> FileConfig:
     except _ConfigProblem as exc:
         raise InputError(f"{where(exc.loc)}: {exc.msg}") from None
     except ValidationError as exc:
-        errs = exc.errors()
+        errs = _faults(exc.errors())
         e = errs[0]
         msg = e["msg"].removeprefix("Value error, ")
         if e["type"] == "extra_forbidden":
             msg = "unknown key: check its spelling against config.example.yaml (prhub config schema lists every key)"
-        more = f" (and {len(errs) - 1} more errors)" if len(errs) > 1 else ""
+        elif e["type"] == "missing" and e["loc"] and e["loc"][-1] in MISSING_HINTS:
+            msg = f"{msg}: add {MISSING_HINTS[e['loc'][-1]]}"
+        more = f" (and {len(errs) - 1} more error{'s' if len(errs) > 2 else ''})" if len(errs) > 1 else ""
         raise InputError(f"{where(tuple(e['loc']))}: {msg}{more}") from None
+
+
+MISSING_HINTS = {"schedule": 'schedule: {cron: "0 9 * * mon", timezone: UTC} (or {weekly: "mon 09:00"})',
+                 "destinations": "destinations: [{slack: C0123456789}] (or {feishu: oc_...})",
+                 "repo": "repo: owner/name"}
+"""How to fix a required key that is missing, by key (shown after pydantic's "Field required")."""
+
+
+def _faults(errs: list[Any]) -> list[Any]:
+    """pydantic's errors as faults: an error at a location that is a prefix of another error's (a
+    list left too short because an entry failed) is a consequence, not a fault of its own; a
+    missing key is reported after the wrong values. Never empty when ``errs`` is not."""
+    locs = [tuple(e["loc"]) for e in errs]
+    own = [e for e, loc in zip(errs, locs) if not any(o != loc and o[:len(loc)] == loc for o in locs)]
+    return sorted(own or errs, key=lambda e: e["type"] == "missing")
 
 
 def config_path(path: str | Path | None) -> str:

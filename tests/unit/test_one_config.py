@@ -154,3 +154,35 @@ def test_the_jobs_path_names_the_file_line_of_a_bad_chat_value(tmp_path):
     with pytest.raises(InputError) as exc:
         settings_for(load_config(f))
     assert exc.value.user_message.startswith(f"config {f}:11: chat.public_url 'ftp://x': not an http(s) URL")
+
+
+ONE_REPO = "repositories:\n  - repo: a/b\n    source: github\n"
+SCHEDULE = '    schedule: {cron: "0 9 * * mon", timezone: UTC}\n'
+
+
+@pytest.mark.parametrize("body, expected", [
+    (SCHEDULE + "    destinations: [{slack: C1, lang: fr}]\n",
+     "repositories.0.destinations.0.lang: Input should be 'en' or 'zh'"),  # one fault, one error (no "2 more")
+    ("    destinations: [{slack: C1}]\n",
+     'repositories.0.schedule: Field required: add schedule: {cron: "0 9 * * mon", timezone: UTC} '
+     '(or {weekly: "mon 09:00"})'),
+    ("    destinations: [{slack: C1, lang: fr}]\n",  # two faults: the wrong value first, then the missing key
+     "repositories.0.destinations.0.lang: Input should be 'en' or 'zh' (and 1 more error)"),
+])
+def test_config_errors_count_faults_not_pydantic_errors_and_say_how_to_fix(tmp_path, body, expected):
+    f = tmp_path / "c.yaml"
+    f.write_text(ONE_REPO + body)
+    with pytest.raises(InputError) as exc:
+        load(f)
+    assert exc.value.user_message.split(": ", 1)[1] == expected
+
+
+def test_config_check_prints_the_valid_lines_only_when_everything_passed(tmp_path):
+    f = tmp_path / "c.yaml"
+    f.write_text(ONE_REPO + "    rules: /nope/r.yaml\n" + SCHEDULE + "    destinations: [{slack: C1}]\n")
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("SLACK_", "FEISHU_", "PRHUB_", "GITHUB_"))}
+    env.update(PYTHONPATH=str(ROOT), GITHUB_TOKEN="x", SLACK_BOT_TOKEN="xoxb-1")
+    r = subprocess.run([sys.executable, "-m", "prhub", "config", "check", "--config", str(f)],
+                       capture_output=True, text=True, env=env, cwd=ROOT, timeout=60)
+    assert (r.returncode, r.stdout) == (2, ""), r.stdout
+    assert r.stderr.startswith("prhub: error: a/b: rules: rules file /nope/r.yaml: cannot read it"), r.stderr
