@@ -123,7 +123,9 @@ def bot(stored_weeks, tmp_path_factory):
                               feishu_app_id=feishu.app_id, feishu_app_secret=feishu.app_secret, feishu_api_url=feishu.url,
                               prhub_feishu_mode="long", prhub_default_repo=REPO)
         fast = Backoff(interval_seconds=0.05, jitter_seconds=0.0, ping_seconds=0.2)
-        conns = open_connections(modes, b.app, timings=Timings(slack_ping_seconds=0.1, feishu=fast))
+        # no reconnect is tested here: a 0.1 s ping let a loaded machine (pytest -n 2) miss a pong, and the
+        # client then dropped the session the acks were sent on
+        conns = open_connections(modes, b.app, timings=Timings(slack_ping_seconds=2.0, feishu=fast))
         try:
             yield b, slack, feishu, conns
         finally:
