@@ -72,6 +72,7 @@ class DigestService:
         self._size = cache_size
         self._risks = risks
         self._cache: OrderedDict[tuple[str, str, str], tuple[datetime | None, WeekAnalysis, dict[str, Prose]]] = OrderedDict()
+        self._texts: OrderedDict[tuple[int, str], tuple[WeekAnalysis, Prose | None, DigestText]] = OrderedDict()
         self._lock = threading.Lock()
         self._building: dict[tuple[str, str, str], threading.Lock] = {}
         self.analyses_built = 0
@@ -154,9 +155,26 @@ class DigestService:
                       prose={lang: prose[lang] for lang in langs})
 
     def written(self, repo: str, week: IsoWeek, lang: str, *, generated_at: datetime | None = None) -> DigestText:
-        """:meth:`digest` written in ``lang`` at once (chat answers, report pages).
+        """:meth:`digest` written in ``lang`` at once (chat answers, report pages); the text is written
+        once per analysis and language and reused (it is frozen), ``generated_at`` set on a copy.
 
         Raises:
             chatbot.errors.InputError: ``lang`` has no catalog; see also :meth:`analysis`.
         """
-        return write(self.digest(repo, week, langs=(lang,), generated_at=generated_at), lang)
+        d = self.digest(repo, week, langs=(lang,))
+        key, prose = (id(d.analysis), lang), d.prose.get(lang)
+        with self._lock:
+            hit = self._texts.get(key)
+            if hit is not None and hit[0] is d.analysis and hit[1] is prose:
+                self._texts.move_to_end(key)
+                text = hit[2]
+            else:
+                text = None
+        if text is None:  # written once per analysis and language: writing 217 PRs costs ~0.15 s CPU
+            text = write(d, lang)
+            with self._lock:
+                self._texts[key] = (d.analysis, prose, text)
+                self._texts.move_to_end(key)
+                while len(self._texts) > 2 * self._size:
+                    self._texts.popitem(last=False)
+        return text if generated_at is None else text.model_copy(update={"generated_at": generated_at})

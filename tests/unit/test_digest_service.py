@@ -157,3 +157,24 @@ def test_a_failed_build_is_tried_again_by_the_next_caller(prs, vllm_rules):
     with pytest.raises(RuntimeError):
         svc.digest(REPO, W20)
     assert svc.digest(REPO, W20).total_prs == 217 and len(calls) == 2 and svc._building == {}
+
+
+def test_written_text_is_written_once_per_analysis_and_language(prs, vllm_rules, monkeypatch):
+    """Chat answers ask ``written`` per question: writing W20 costs ~0.15 s CPU, so it must be reused
+    (chat_load fell from ~290 to ~18 answers/s when every answer wrote the digest again)."""
+    import chatbot.digest_service as ds
+
+    writes: list[str] = []
+    real = ds.write
+    monkeypatch.setattr(ds, "write", lambda d, lang: writes.append(lang) or real(d, lang))
+    stamp = ["v1"]
+    s = _service(prs, vllm_rules, [], version=lambda repo, week: stamp[0])
+    en = s.written(REPO, W20, "en")
+    assert s.written(REPO, W20, "en") is en and writes == ["en"]
+    at = datetime(2026, 5, 17, 12, tzinfo=timezone.utc)
+    later = s.written(REPO, W20, "en", generated_at=at)
+    assert later.generated_at == at and later.model_copy(update={"generated_at": None}) == en and writes == ["en"]
+    assert s.written(REPO, W20, "zh").lang == "zh" and writes == ["en", "zh"]
+    assert en == write(s.digest(REPO, W20), "en")  # the same text as writing it afresh
+    stamp[0] = "v2"  # the store changed: a new analysis is written again
+    assert s.written(REPO, W20, "en") is not en and writes == ["en", "zh", "en"]
