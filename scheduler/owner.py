@@ -65,12 +65,9 @@ class ProcessOwner:
             return True
         if not owner or owner == self.token:
             return False
-        parts = owner.rsplit(":", 2)
-        if len(parts) != 3 or not parts[1].isdigit():
+        if not self.is_local(owner):
             return False
-        host, pid_s, start = parts
-        if host != self.host:
-            return False
+        _, pid_s, start = owner.rsplit(":", 2)
         pid = int(pid_s)
         if self._has_proc:
             now = _start_ticks(pid, self._proc)
