@@ -142,7 +142,7 @@ def _feishu_mount(settings: Settings, chat: ChatService, options: Mapping[str, A
     # HTTP callbacks need the encrypt key (Feishu signs only with it); the long connection needs neither key nor token
     http = create_feishu_wsgi(dispatcher, encrypt_key=encrypt_key) if encrypt_key else None
     if encrypt_key or not settings.feishu_verification_token:
-        return Mount(prefix="/feishu/", app=http, handle=handlers, check=delivery.bot_open_id)
+        return Mount(prefix="/feishu/", app=http, handle=handlers, check=handlers.check)
     return Mount(prefix="/feishu/", app=None, handle=handlers,
                  status=("off: FEISHU_ENCRYPT_KEY is not set (Feishu signs callbacks only with it): "
                          "the /feishu endpoints are not mounted"))

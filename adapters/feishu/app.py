@@ -81,6 +81,18 @@ class FeishuChat:
         self._lock = threading.Lock()
         self.executor = executor or ThreadPoolExecutor(max_workers=4, thread_name_prefix="prhub-feishu")
 
+    def check(self) -> None:
+        """Connection check (``GET /open-apis/bot/v3/info``); the open_id it answers is kept for
+        :meth:`bot_ids` unless ``FEISHU_BOT_OPEN_ID`` gave one, so the first message asks no more.
+
+        Raises:
+            DeliveryError: the call failed.
+        """
+        open_id = self.delivery.bot_open_id()
+        with self._lock:
+            if self._bot_open_id is None:
+                self._bot_open_id = open_id
+
     def bot_ids(self) -> frozenset[str]:
         """The bot's open_id (asked once from ``GET /open-apis/bot/v3/info``; empty when that fails)."""
         with self._lock:
