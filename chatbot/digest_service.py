@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
+from dataclasses import dataclass, field
 from collections.abc import Callable, Iterable, Sequence
 from datetime import datetime
 
@@ -37,6 +38,16 @@ DigestStep = Callable[[DigestText], DigestText]
 returns it with prose a validator has checked (the LLM writer, :func:`chatbot.writer.write_prose`).
 Only its prose fields are kept (:class:`~chatbot.models.Prose`: headline, trend, storyline
 sentences, recommendations, ``prose``); numbers and PR sets stay the analysis's."""
+
+
+@dataclass
+class _Entry:
+    """A cached analysis: when it was built (for the ttl), the step's prose and the written texts by language."""
+
+    at: datetime | None
+    analysis: WeekAnalysis
+    prose: dict[str, Prose] = field(default_factory=dict)
+    texts: dict[str, DigestText] = field(default_factory=dict)
 
 
 class DigestService:
@@ -71,8 +82,7 @@ class DigestService:
         self._ttl = ttl
         self._size = cache_size
         self._risks = risks
-        self._cache: OrderedDict[tuple[str, str, str], tuple[datetime | None, WeekAnalysis, dict[str, Prose]]] = OrderedDict()
-        self._texts: OrderedDict[tuple[int, str], tuple[WeekAnalysis, Prose | None, DigestText]] = OrderedDict()
+        self._cache: OrderedDict[tuple[str, str, str], _Entry] = OrderedDict()
         self._lock = threading.Lock()
         self._building: dict[tuple[str, str, str], threading.Lock] = {}
         self.analyses_built = 0
@@ -86,12 +96,12 @@ class DigestService:
         """The zone of ``repo``'s week windows."""
         return self._tz_for(repo)
 
-    def _cached(self, key: tuple[str, str, str], now: datetime | None) -> tuple[WeekAnalysis, dict[str, Prose]] | None:
+    def _cached(self, key: tuple[str, str, str], now: datetime | None) -> _Entry | None:
         with self._lock:
             hit = self._cache.get(key)
-            if hit is not None and (now is None or hit[0] is None or (now - hit[0]).total_seconds() < (self._ttl or 0)):
+            if hit is not None and (now is None or hit.at is None or (now - hit.at).total_seconds() < (self._ttl or 0)):
                 self._cache.move_to_end(key)
-                return hit[1], hit[2]
+                return hit
         return None
 
     def analysis(self, repo: str, week: IsoWeek) -> WeekAnalysis:
@@ -102,10 +112,10 @@ class DigestService:
             chatbot.errors.PrhubError: the source cannot answer, or a bad zone or rules (a waiting
                 caller then tries the build itself).
         """
-        return self._entry(repo, week)[0]
+        return self._entry(repo, week).analysis
 
-    def _entry(self, repo: str, week: IsoWeek) -> tuple[WeekAnalysis, dict[str, Prose]]:
-        """The cached (analysis, the step's prose by language) of ``repo``'s ``week``; see :meth:`analysis`."""
+    def _entry(self, repo: str, week: IsoWeek) -> _Entry:
+        """The cached analysis of ``repo``'s ``week`` with its prose and texts by language; see :meth:`analysis`."""
         key = (repo, str(week), self._version(repo, week) if self._version else "")
         now = self._clock.now() if self._clock is not None and self._ttl is not None else None
         hit = self._cached(key, now)
@@ -120,10 +130,10 @@ class DigestService:
             try:
                 wa = analyze_week(self._prs(repo, week), repo=repo, week=week, rules=self._rules_for(repo),
                                   tz=self._tz_for(repo), risks=self._risks)
-                prose: dict[str, Prose] = {}
+                entry = _Entry(now, wa)
                 with self._lock:
                     self.analyses_built += 1
-                    self._cache[key] = (now, wa, prose)
+                    self._cache[key] = entry
                     self._cache.move_to_end(key)
                     while len(self._cache) > self._size:
                         self._cache.popitem(last=False)
@@ -131,7 +141,7 @@ class DigestService:
                 with self._lock:
                     if self._building.get(key) is flight:
                         del self._building[key]
-        return wa, prose
+        return entry
 
     def digest(self, repo: str, week: IsoWeek, *, langs: Iterable[str] = (), generated_at: datetime | None = None,
                skipped_records: int = 0) -> Digest:
@@ -144,7 +154,12 @@ class DigestService:
         langs = list(dict.fromkeys(langs))
         for lang in langs:
             check_lang(lang)
-        wa, prose = self._entry(repo, week)
+        return self._digest_of(self._entry(repo, week), langs, generated_at, skipped_records)
+
+    def _digest_of(self, entry: _Entry, langs: list[str], generated_at: datetime | None,
+                   skipped_records: int) -> Digest:
+        """The digest of a cached analysis, with the step's prose of ``langs`` (written once each)."""
+        wa, prose = entry.analysis, entry.prose
         d = Digest(wa, generated_at=generated_at, skipped_records=skipped_records)
         if self._step is None:
             return d
@@ -161,20 +176,9 @@ class DigestService:
         Raises:
             chatbot.errors.InputError: ``lang`` has no catalog; see also :meth:`analysis`.
         """
-        d = self.digest(repo, week, langs=(lang,))
-        key, prose = (id(d.analysis), lang), d.prose.get(lang)
-        with self._lock:
-            hit = self._texts.get(key)
-            if hit is not None and hit[0] is d.analysis and hit[1] is prose:
-                self._texts.move_to_end(key)
-                text = hit[2]
-            else:
-                text = None
-        if text is None:  # written once per analysis and language: writing 217 PRs costs ~0.15 s CPU
-            text = write(d, lang)
-            with self._lock:
-                self._texts[key] = (d.analysis, prose, text)
-                self._texts.move_to_end(key)
-                while len(self._texts) > 2 * self._size:
-                    self._texts.popitem(last=False)
+        check_lang(lang)
+        entry = self._entry(repo, week)
+        text = entry.texts.get(lang)
+        if text is None:  # once per analysis and language: writing W20 costs ~0.15 s CPU
+            text = entry.texts[lang] = write(self._digest_of(entry, [lang], None, 0), lang)
         return text if generated_at is None else text.model_copy(update={"generated_at": generated_at})
