@@ -28,13 +28,12 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from tests.e2e.bot_support import example_week_dir, subprocess_env  # noqa: E402
+from tests.e2e.bot_support import example_config, example_week_dir, subprocess_env  # noqa: E402
 from tests.fakes.feishu_server import FakeFeishu  # noqa: E402
 from tests.fakes.feishu_ws import FakeFeishuWs  # noqa: E402
 from tests.fakes.slack_server import FakeSlack  # noqa: E402
 
 TICK = os.sysconf("SC_CLK_TCK")
-REPO = "example-org/example-repo"
 
 
 def _cpu(pid: int) -> float:
@@ -59,18 +58,8 @@ def _port() -> int:
 def _config(tmp: Path) -> Path:
     edir = example_week_dir(tmp, ["2026-W20"])
     path = tmp / "prhub.yaml"
-    path.write_text(f"""
-repositories:
-  - repo: {REPO}
-    rules: generic
-    source: file
-    path: {edir}/{{week}}.json
-    schedule: {{cron: "0 9 * * 1", timezone: UTC, catch_up_grace_seconds: 0}}
-    destinations:
-      - {{slack: C_EX}}
-      - {{feishu: oc_ex, lang: zh}}
-server: {{host: 127.0.0.1, port: 0, threads: 4}}
-""")
+    path.write_text(example_config(edir, '{cron: "0 9 * * 1", timezone: UTC, catch_up_grace_seconds: 0}',
+                                   rest="server: {host: 127.0.0.1, port: 0, threads: 4}\n"))
     return path
 
 

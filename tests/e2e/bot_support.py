@@ -12,6 +12,27 @@ from tests.conftest import DATA, FIXTURES, ROOT
 
 SLACK_SECRET = "slack-signing-secret"
 FEISHU_VERIFY = "feishu-verification-token"
+EXAMPLE_REPO = "example-org/example-repo"
+BOTH_DESTINATIONS = "\n      - {slack: C_EX}\n      - {feishu: oc_ex, lang: zh}"
+"""The ``destinations:`` value of the example repo on both platforms (Feishu in Chinese), as a block list."""
+
+
+def example_config(week_dir: Path | str, schedule: str, destinations: str = BOTH_DESTINATIONS,
+                   repo_keys: str = "", rest: str = "") -> str:
+    """YAML text of a config with the one file-sourced example repository (``rules: generic``), its
+    weeks read from ``week_dir/{week}.json``. ``schedule`` is the flow mapping after ``schedule:``,
+    ``destinations`` the text after ``destinations:`` (a flow list, or a block list starting with a
+    newline), ``repo_keys`` more repository lines (indented 4) before ``destinations``, ``rest`` the
+    top-level lines after the repository."""
+    return f"""
+repositories:
+  - repo: {EXAMPLE_REPO}
+    rules: generic
+    source: file
+    path: {week_dir}/{{week}}.json
+    schedule: {schedule}
+{repo_keys}    destinations:{destinations}
+{rest}"""
 
 
 def platform_env(slack, feishu) -> dict[str, str]:

@@ -18,7 +18,7 @@ from prhub.web import create_app, create_deliveries
 from scheduler.approval import deadline_after
 from scheduler.config import LoadedConfig
 from scheduler.metrics import Metrics
-from tests.e2e.bot_support import example_week_dir
+from tests.e2e.bot_support import example_config, example_week_dir
 from tests.fakes.inbound import SLACK_SECRET, MovableClock, Server, post, slack_form, slack_headers
 from tests.fakes.slack_server import FakeSlack
 from tests.scheduler.conftest import db_url, store  # noqa: F401  (fixtures)
@@ -29,18 +29,9 @@ W20 = IsoWeek(2026, 20)
 
 
 def config(path: str, deadline: str = "120") -> str:
-    return f"""
-repositories:
-  - repo: {REPO}
-    rules: generic
-    source: file
-    path: {path}/{{week}}.json
-    schedule: {{weekly: "mon 09:00", timezone: UTC}}
-    approval: true
-    approval_deadline: {deadline}
-    destinations: [{{slack: C_EX}}, {{slack: C_ALL, lang: zh}}]
-admins: {{slack: [T_TEST:U_ADMIN]}}
-"""
+    return example_config(path, '{weekly: "mon 09:00", timezone: UTC}', " [{slack: C_EX}, {slack: C_ALL, lang: zh}]",
+                          repo_keys=f"    approval: true\n    approval_deadline: {deadline}\n",
+                          rest="admins: {slack: [T_TEST:U_ADMIN]}\n")
 
 
 class Setup:

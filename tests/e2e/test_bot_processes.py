@@ -20,28 +20,18 @@ from scheduler.config import cron_trigger
 from scheduler.jobs import week_for
 from scheduler.service import previous_fire_time
 from tests.conftest import ROOT
-from tests.e2e.bot_support import PYTHON, example_week_dir, free_port, subprocess_env
+from tests.e2e.bot_support import EXAMPLE_REPO, PYTHON, example_config, example_week_dir, free_port, subprocess_env
 from tests.fakes.feishu_server import FakeFeishu
 from tests.fakes.slack_server import FakeSlack
 from tests.scheduler.conftest import db_url, store  # noqa: F401  (fixtures)
 
-REPO = "example-org/example-repo"
+REPO = EXAMPLE_REPO
 
 
 def _config(tmp_path, example_dir, cron="0 9 * * 1", tz="Asia/Shanghai", port=0) -> str:
     path = tmp_path / "prhub.yaml"
-    path.write_text(f"""
-repositories:
-  - repo: {REPO}
-    rules: generic
-    source: file
-    path: {example_dir}/{{week}}.json
-    schedule: {{cron: "{cron}", timezone: {tz}}}
-    destinations:
-      - {{slack: C_EX}}
-      - {{feishu: oc_ex, lang: zh}}
-server: {{host: 127.0.0.1, port: {port}, threads: 4}}
-""")
+    path.write_text(example_config(example_dir, f'{{cron: "{cron}", timezone: {tz}}}',
+                                   rest=f"server: {{host: 127.0.0.1, port: {port}, threads: 4}}\n"))
     return str(path)
 
 
@@ -239,16 +229,8 @@ def test_a_question_whose_server_died_before_the_reply_is_answered_once_on_slack
 
     edir = example_week_dir(tmp_path, ["2026-W20"])
     path = tmp_path / "prhub.yaml"
-    path.write_text(f"""
-repositories:
-  - repo: {REPO}
-    rules: generic
-    source: file
-    path: {edir}/{{week}}.json
-    schedule: {{cron: "0 9 * * 1", timezone: UTC}}
-    destinations: [{{feishu: oc_ex}}]
-server: {{host: 127.0.0.1, port: 0, threads: 4}}
-""")
+    path.write_text(example_config(edir, '{cron: "0 9 * * 1", timezone: UTC}', " [{feishu: oc_ex}]",
+                                   rest="server: {host: 127.0.0.1, port: 0, threads: 4}\n"))
     mention = {"type": "app_mention", "user": "U_ALICE", "channel": "C_Q", "ts": "1718000000.000100",
                "text": "<@U_BOT> summary 2026-W20"}
     body = slack_event(mention, event_id="Ev_KILL1")

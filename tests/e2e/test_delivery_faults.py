@@ -18,7 +18,7 @@ from chatbot.deliveries import RELEASED
 from scheduler.config import cron_trigger
 from scheduler.jobs import week_for
 from scheduler.service import previous_fire_time
-from tests.e2e.bot_support import example_week_dir, free_port, subprocess_env
+from tests.e2e.bot_support import example_config, example_week_dir, free_port, subprocess_env
 from tests.e2e.test_bot_processes import REPO, _check_once, _serve, _stop, _wait_http
 from tests.fakes.feishu_server import FakeFeishu
 from tests.fakes.slack_server import FakeSlack
@@ -43,19 +43,8 @@ def _missed_config(tmp_path, delivery: str) -> tuple[str, str]:
     week = str(week_for(last, "UTC"))
     edir = example_week_dir(tmp_path, [week])
     path = tmp_path / "prhub.yaml"
-    path.write_text(f"""
-repositories:
-  - repo: {REPO}
-    rules: generic
-    source: file
-    path: {edir}/{{week}}.json
-    schedule: {{cron: "0 9 * * 1", timezone: UTC}}
-    destinations:
-      - {{slack: C_EX}}
-      - {{feishu: oc_ex, lang: zh}}
-delivery: {delivery}
-server: {{host: 127.0.0.1, port: 0, threads: 4}}
-""")
+    path.write_text(example_config(edir, '{cron: "0 9 * * 1", timezone: UTC}',
+                                   rest=f"delivery: {delivery}\nserver: {{host: 127.0.0.1, port: 0, threads: 4}}\n"))
     return str(path), week
 
 
