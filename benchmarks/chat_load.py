@@ -42,7 +42,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from tests.adapters.storage.conftest import pg_schema  # noqa: E402
-from tests.e2e.bot_support import free_port  # noqa: E402
+from tests.e2e.bot_support import free_port, vllm_github_config  # noqa: E402
 from tests.fakes.inbound import slack_event, slack_headers  # noqa: E402
 from tests.fakes.slack_server import FakeSlack  # noqa: E402
 
@@ -67,15 +67,7 @@ def pct(values: list[float], q: float) -> float:
 
 def start_serve(db: str, slack: FakeSlack, workdir: Path) -> tuple[subprocess.Popen[str], int]:
     cfg = workdir / "prhub.yaml"
-    cfg.write_text("""
-repositories:
-  - repo: vllm-project/vllm
-    source: github
-    schedule: {cron: "0 9 1 1 *", timezone: UTC}
-    destinations: [{slack: C_BENCH}]
-delivery: {reconcile_seconds: 0}
-server: {host: 127.0.0.1, threads: 8}
-""")
+    cfg.write_text(vllm_github_config("C_BENCH", threads=8))
     env = {k: v for k, v in os.environ.items() if not k.startswith(("SLACK_", "FEISHU_", "PRHUB_"))}
     env.update({"PYTHONPATH": str(ROOT), "PRHUB_DATABASE_URL": db, "PRHUB_LOG_LEVEL": "WARNING",
                 "SLACK_BOT_TOKEN": slack.token, "SLACK_SIGNING_SECRET": SECRET, "SLACK_API_URL": slack.base_url})

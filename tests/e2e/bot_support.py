@@ -73,6 +73,20 @@ def example_week_dir(tmp: Path, weeks: list[str]) -> Path:
     return d
 
 
+def vllm_github_config(channel: str, threads: int) -> str:
+    """YAML text of a config with vllm-project/vllm read from GitHub, scheduled once a year (1 Jan
+    09:00 UTC, so no run in a test), digests to the Slack ``channel``, no delivery reconciler, and
+    the server on 127.0.0.1 with ``threads`` worker threads (the port given on the command line)."""
+    return f"""
+repositories:
+  - repo: vllm-project/vllm
+    source: github
+    schedule: {{cron: "0 9 1 1 *", timezone: UTC}}
+    destinations: [{{slack: {channel}}}]
+delivery: {{reconcile_seconds: 0}}
+server: {{host: 127.0.0.1, threads: {threads}}}
+"""
+
 def vllm_dir() -> Path | None:
     d = DATA / "vllm"
     return d if (d / "2026-W20.json").exists() else None

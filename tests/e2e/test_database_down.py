@@ -23,7 +23,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.e2e.bot_support import FEISHU_VERIFY, SLACK_SECRET, free_port, subprocess_env
+from tests.e2e.bot_support import FEISHU_VERIFY, SLACK_SECRET, free_port, subprocess_env, vllm_github_config
 from tests.e2e.test_bot_processes import _serve, _stop, _wait_http
 from tests.fakes.feishu_server import FakeFeishu, message_event
 from tests.fakes.inbound import post, slack_event, slack_headers
@@ -88,15 +88,7 @@ def pg_cluster() -> Iterator[Cluster]:
 
 def _config(tmp_path: Path) -> str:
     path = tmp_path / "prhub.yaml"
-    path.write_text("""
-repositories:
-  - repo: vllm-project/vllm
-    source: github
-    schedule: {cron: "0 9 1 1 *", timezone: UTC}
-    destinations: [{slack: C_DIGEST}]
-delivery: {reconcile_seconds: 0}
-server: {host: 127.0.0.1, threads: 4}
-""")
+    path.write_text(vllm_github_config("C_DIGEST", threads=4))
     return str(path)
 
 
