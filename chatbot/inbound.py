@@ -20,7 +20,6 @@ to the bot) never takes the key from its twin that is answered.
 from __future__ import annotations
 
 import logging
-import re
 from collections.abc import Callable, Collection, Mapping, Sequence
 from datetime import datetime
 
@@ -32,6 +31,7 @@ from chatbot.cards import Action, Card, Section, Text, Untrusted, message_card
 from chatbot.errors import PrhubError
 from chatbot.events import EventLog
 from chatbot.i18n import tr
+from chatbot.intent import text_lang
 from chatbot.queries import Responder
 from chatbot.repo_mention import find_repo_mention, unknown_repo_card
 from chatbot.subscriptions import PLATFORM_NAME, Requester
@@ -40,9 +40,6 @@ log = logging.getLogger(__name__)
 
 ActionHandler = Callable[[Action, Requester, str], Card]
 """``handler(action, requester, default_lang) -> answer card`` for a button the wiring handles."""
-
-_CJK = re.compile(r"[\u4e00-\u9fff]")
-
 
 class InboundMessage(BaseModel):
     """One chat message (or button press, or slash command) as the core sees it.
@@ -187,7 +184,7 @@ class ChatService:
             lang = responder.default_lang
             return message_card(tr(lang, "card.busy.header"), [tr(lang, "card.busy")], lang=lang, role="error")
         if unknown is not None:
-            return self.unknown_repo_card(unknown, "zh" if _CJK.search(text) else "en")
+            return self.unknown_repo_card(unknown, text_lang(text))
         try:
             if msg.action is not None:
                 return self._act(msg, msg.action)

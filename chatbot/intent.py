@@ -63,6 +63,12 @@ def compile_patterns(patterns: Mapping[str, Sequence[str]]) -> re.Pattern[str]:
     return re.compile("|".join(f"(?:{p})" for lang in sorted(patterns) for p in patterns[lang]))
 
 
+def text_lang(text: str) -> Literal["en", "zh"]:
+    """``zh`` when ``text`` holds Chinese characters (CJK ideographs), else ``en``: the language
+    a chat answer is written in when the message does not say."""
+    return "zh" if _CJK.search(text) else "en"
+
+
 def week_of(s: str) -> tuple[WeekRef, str, str]:
     """``(week_ref, problem, rest)``: the week named in cleaned text ``s`` and ``s`` without it.
 
@@ -162,8 +168,8 @@ class ParseInput:
 
     @cached_property
     def lang(self) -> Literal["en", "zh"]:
-        """``zh`` when the text holds Chinese characters, else ``en``."""
-        return "zh" if _CJK.search(self.text) else "en"
+        """``zh`` when the text holds Chinese characters, else ``en`` (:func:`text_lang`)."""
+        return text_lang(self.text)
 
     @cached_property
     def _week(self) -> tuple[WeekRef, str, str]:
