@@ -276,7 +276,7 @@ class AnswerContext:
         Raises:
             chatbot.errors.InputError: ``tz`` is not a known zone (a configuration error).
         """
-        return IsoWeek.containing(self.now, load_zone(self.tz))
+        return self.zone_week(self.now)
 
     def resolve_week(self, ref: WeekRef) -> IsoWeek:
         """``current``, ``previous`` or ``2026-W19`` as an :class:`IsoWeek`."""
