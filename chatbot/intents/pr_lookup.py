@@ -33,14 +33,15 @@ class PRLookupQuery(QueryBase):
     number: int = Field(gt=0)
 
 
-PATTERNS = {"en": (r"(?ai:(?:\bpr ?#? ?|\bpull request ?#? ?|#|/pull/)([0-9]{1,40})(?![0-9]| ?-? ?w ?[0-9]))",)}
-"""A number after "PR", "#" or "/pull/", unless an ISO week follows it ("PR 2026-W20" names a week)."""
+PATTERNS = {"en": (r"(?ai:(?:\bpr ?#? ?|\bpull request ?#? ?|#|/pull/)([0-9]{1,40})(?![0-9]))",)}
+"""A number after "PR", "#" or "/pull/", read in the text without its week (:attr:`ParseInput.rest`:
+"PR 2026-W20" names a week, not PR 2026)."""
 _RX = compile_patterns(PATTERNS)
 
 
 def parse(inp: ParseInput) -> PRLookupQuery | None:
     """``PR #42202``, ``#42202``, ``pr 42202``, a ``/pull/42202`` URL (any number of digits)."""
-    m = _RX.search(inp.text)
+    m = _RX.search(inp.rest)
     if m and int(m.group(1)) > 0:
         return PRLookupQuery(lang=inp.lang, number=int(m.group(1)))
     return None
