@@ -24,13 +24,13 @@ Buttons per answer (:func:`decorate`)::
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from chatbot.cards import Action, Actions, Block, Button, Card, message_card
+from chatbot.errors import InputError
 from chatbot.i18n import tr
 from chatbot.intent import QueryBase
 from chatbot.intents.module import ModuleQuery
@@ -41,8 +41,6 @@ from chatbot.intents.top_prs import TopPRsQuery
 from chatbot.models import DigestText
 from chatbot.module_names import ModuleIndex
 from chatbot.weeks import IsoWeek
-
-_WEEK = re.compile(r"^[0-9]{4}-W[0-9]{2}$")
 
 
 class ActionValue(BaseModel):
@@ -118,9 +116,10 @@ def query_of(action: Action, value: ActionValue, *, modules: ModuleIndex, curren
         return problem_card(value.lang, "unknown")
     if value.week:
         try:
-            if not _WEEK.match(value.week) or IsoWeek.parse(value.week) > current:
-                return problem_card(value.lang, "bad_week")
-        except Exception:  # noqa: BLE001 - InputError: a week that does not exist
+            week = IsoWeek.parse(value.week)
+        except InputError:  # not ``YYYY-Www``, or a week that does not exist
+            return problem_card(value.lang, "bad_week")
+        if str(week) != value.week or week > current:  # only the canonical form the buttons write
             return problem_card(value.lang, "bad_week")
     if (action.id in _NEEDS_MODULE or value.module) and value.module not in modules.ids:
         return problem_card(value.lang, "bad_module")
