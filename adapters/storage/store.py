@@ -2,7 +2,7 @@
 
 PRs are upserted by ``(repo, number)`` with the dialect's ``INSERT ... ON CONFLICT DO UPDATE``;
 an update happens only when the PR's canonical JSON changed, so importing or fetching the same
-data twice writes nothing. Opening a store runs Alembic ``upgrade head``.
+data twice writes nothing. Opening a store runs Alembic ``upgrade head`` under a migration lock (one migrator at a time).
 """
 
 from __future__ import annotations
@@ -94,6 +94,23 @@ def _sqlite_wal(engine: Engine) -> None:
             cur.execute("PRAGMA synchronous=NORMAL")
         finally:
             cur.close()
+
+
+def _migration_lock(conn: Connection) -> None:
+    """Make ``conn``'s open transaction the only migrator of its database until it ends, so replicas
+    started together on a fresh store all come up (issue 20: one of three failed with ``table
+    pull_requests already exists`` in 2 of 6 trials). Alembic then reads ``alembic_version`` under
+    the lock, and the replicas after the first find the schema at head.
+
+    PostgreSQL: a transaction-scoped advisory lock (:data:`_MIGRATION_LOCK`). SQLite: ``BEGIN
+    EXCLUSIVE`` (the driver opens no transaction before DDL, so without it every ``CREATE TABLE``
+    committed on its own); the other replicas wait in SQLite's busy handler (``timeout`` 30 s), and
+    the whole upgrade commits or rolls back as one.
+    """
+    if conn.dialect.name == "postgresql":
+        conn.execute(text("SELECT pg_advisory_xact_lock(:k)"), {"k": _MIGRATION_LOCK})
+    elif conn.dialect.name == "sqlite":
+        conn.exec_driver_sql("BEGIN EXCLUSIVE")
 
 
 def _canonical(data: dict[str, Any]) -> str:
@@ -209,8 +226,7 @@ class SqlStore:
 
         try:
             with self._errors("migrating", writing=True), self._engine.begin() as conn:
-                if conn.dialect.name == "postgresql":
-                    conn.execute(text("SELECT pg_advisory_xact_lock(:k)"), {"k": _MIGRATION_LOCK})
+                _migration_lock(conn)
                 command.upgrade(alembic_config(conn), "head")
             log.debug("store %s: schema at head", self.url)
         except CommandError as exc:
