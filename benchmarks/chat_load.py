@@ -9,17 +9,22 @@ For each database (SQLite file; PostgreSQL when ``PRHUB_TEST_DATABASE_URL`` or `
    answer + rendering in-process and so skipped HTTP, signatures, the store and the post).
    Relative weeks ("this week") resolve on the real clock; the stored week is 2026-W20.
 2. **load**: for each number of concurrent senders (1, 8, 20, 32; ``--levels``) signed
-   ``app_mention`` events ("risks 2026-W20") for ``--seconds``: replies/s, reply p50/p99 (a "busy"
-   answer counts as an answer; how many were busy is printed), ack p99 and the server's RSS.
+   ``app_mention`` events for ``--seconds``, each sender taking the next line of the same mixed
+   question set (every intent, en and zh; a sender sends its next question when the previous one
+   is acked): replies/s, reply p50/p99 of the real answers, "busy" answers counted apart (their
+   share of all answers, target <= 5%), ack p99, the server's RSS and its CPU seconds (user +
+   system from ``/proc/PID/stat``) during the level.
 3. **bodies**: the RSS before and after four concurrent unsigned 100 MB POSTs (refused with 413
    before they are read), once at idle (before 1 and 2) and once after the load.
 
-Targets: reply p99 <= 150 ms at 8 senders on SQLite (issue 13), <= 1 s at 20 senders on PostgreSQL,
-RSS within 20 MiB after the refused bodies (issue 9). Figures from a 2-core machine shared with
-other work: compare within one run.
+Targets: reply p99 <= 1 s at 20 senders and <= 2 s at 50 on SQLite and PostgreSQL with <= 5% "busy"
+answers (issue 20), RSS within 20 MiB after the refused bodies (issue 9). Figures from a 2-core
+machine shared with other work: compare within one run; the yardstick (:mod:`benchmarks.yardstick`,
+CPU of ``json.loads`` of the shipped week) is measured in the same run and printed last.
 
-Usage: python benchmarks/chat_load.py [--seconds 5] [--levels 1,8,20,32] [--queries N] [--no-sqlite]
-       [--pg postgresql+psycopg://postgres@127.0.0.1:5432/test]
+Usage: python benchmarks/chat_load.py [--seconds 5] [--levels 1,8,20,50] [--queries N] [--no-sqlite]
+       [--pg postgresql+psycopg://postgres@127.0.0.1:5432/test] [--quick]
+(``--quick``: the CI smoke run, SQLite, 20 queries, 2 senders for 1 s, no 100 MB bodies.)
 """
 
 from __future__ import annotations
@@ -41,21 +46,27 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from benchmarks.yardstick import proc_cpu_seconds as cpu_seconds, rss_mib, yardstick, yardstick_line  # noqa: E402
 from tests.adapters.storage.conftest import pg_schema  # noqa: E402
 from tests.e2e.bot_support import free_port, vllm_github_config  # noqa: E402
 from tests.fakes.inbound import slack_event, slack_headers  # noqa: E402
 from tests.fakes.slack_server import FakeSlack  # noqa: E402
 
 SECRET = "bench-signing-secret"
-LEVELS = (1, 8, 20, 32)
+LEVELS = (1, 8, 20, 50)
 QUERIES = ROOT / "benchmarks" / "queries.txt"
 
 
-def rss_mib(pid: int) -> float:
-    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-        if line.startswith("VmRSS:"):
-            return int(line.split()[1]) / 1024
-    return float("nan")
+def questions() -> list[str]:
+    """The mixed question set: every line of :data:`QUERIES` without the bot mention."""
+    lines = [q.strip() for q in QUERIES.read_text(encoding="utf-8").splitlines() if q.strip()]
+    return [q.replace("<@U_BOT>", "").strip() for q in lines]
+
+
+def is_busy(post: dict[str, object]) -> bool:
+    """True when a reply is the "busy, try again" card (catalog key ``card.busy``, en or zh)."""
+    blocks = json.dumps(post.get("blocks"), ensure_ascii=False)
+    return "prhub is busy right now" in blocks or "prhub 正忙" in blocks
 
 
 def pct(values: list[float], q: float) -> float:
@@ -108,21 +119,29 @@ def mention(port: int, n: int, tag: str, text: str) -> tuple[str, float]:
 
 def run_queries(port: int, slack: FakeSlack, limit: int | None) -> dict[str, float]:
     """Every query of :data:`QUERIES` once, one at a time: reply latency (ms) of each."""
-    lines = [q.strip() for q in QUERIES.read_text(encoding="utf-8").splitlines() if q.strip()]
-    lines = [q.replace("<@U_BOT>", "").strip() for q in lines][:limit]
+    lines = questions()[:limit]
     times: list[float] = []
+    busy = 0
     for n, text in enumerate(lines):
         start = len(slack.posts)
         t0 = time.monotonic()
         ts, _ = mention(port, n, "qq", text)
         end = t0 + 30
-        while time.monotonic() < end and not any(p.get("thread_ts") == ts for p in slack.posts[start:]):
+        reply = None
+        while time.monotonic() < end and reply is None:
+            reply = next((p for p in slack.posts[start:] if p.get("thread_ts") == ts), None)
             time.sleep(0.0005)
         times.append((time.monotonic() - t0) * 1000)
-    return {"queries": len(times), "p50_ms": pct(times, 0.5), "p99_ms": pct(times, 0.99), "max_ms": max(times)}
+        busy += reply is not None and is_busy(reply)
+    return {"queries": len(times), "p50_ms": pct(times, 0.5), "p99_ms": pct(times, 0.99), "max_ms": max(times),
+            "busy": busy}
 
 
-def run_level(port: int, slack: FakeSlack, senders: int, seconds: float, tag: str) -> dict[str, float]:
+def run_level(port: int, slack: FakeSlack, senders: int, seconds: float, tag: str,
+              pid: int | None = None) -> dict[str, float]:
+    """``senders`` threads sending the mixed question set for ``seconds``: the answers' latencies,
+    "busy" answers apart, the server's CPU seconds (``pid``) during the level."""
+    lines = questions()
     sent: dict[str, float] = {}
     acks: list[float] = []
     lock = threading.Lock()
@@ -134,13 +153,13 @@ def run_level(port: int, slack: FakeSlack, senders: int, seconds: float, tag: st
             with lock:
                 n = next(seq)
             t0 = time.monotonic()
-            ts, ack = mention(port, n, tag, "risks 2026-W20")
+            ts, ack = mention(port, n, tag, lines[n % len(lines)])
             with lock:
                 sent[ts] = t0
                 acks.append(ack)
 
     seen: dict[str, float] = {}
-    busy = [0]
+    busy: set[str] = set()
     done = threading.Event()
 
     def watch() -> None:
@@ -153,13 +172,14 @@ def run_level(port: int, slack: FakeSlack, senders: int, seconds: float, tag: st
                 th = p.get("thread_ts")
                 if th and th.endswith(tag) and th not in seen:
                     seen[th] = time.monotonic()
-                    if "busy" in json.dumps(p.get("blocks")):
-                        busy[0] += 1
+                    if is_busy(p):
+                        busy.add(th)
             time.sleep(0.002)
 
     w = threading.Thread(target=watch, daemon=True)
     w.start()
     threads = [threading.Thread(target=sender) for _ in range(senders)]
+    cpu0 = cpu_seconds(pid) if pid else 0.0
     t_start = time.monotonic()
     for t in threads:
         t.start()
@@ -170,9 +190,12 @@ def run_level(port: int, slack: FakeSlack, senders: int, seconds: float, tag: st
         time.sleep(0.05)
     t_end = max(seen.values(), default=time.monotonic())
     done.set()
-    lat = [seen[ts] - t0 for ts, t0 in sent.items() if ts in seen]
-    return {"sent": len(sent), "answered": len(lat), "busy": busy[0],
-            "answers_per_s": len(lat) / max(1e-9, t_end - t_start),
+    cpu = (cpu_seconds(pid) - cpu0) if pid else float("nan")
+    lat = [seen[ts] - t0 for ts, t0 in sent.items() if ts in seen and ts not in busy]
+    answered = sum(ts in seen for ts in sent)
+    return {"sent": len(sent), "answered": answered, "real": len(lat), "busy": len(busy),
+            "busy_pct": 100.0 * len(busy) / max(1, answered),
+            "answers_per_s": len(lat) / max(1e-9, t_end - t_start), "server_cpu_s": cpu,
             "p50_s": pct(lat, 0.5), "p99_s": pct(lat, 0.99), "ack_p99_s": pct(acks, 0.99)}
 
 
@@ -210,8 +233,11 @@ def main() -> None:
     ap.add_argument("--no-sqlite", action="store_true", help="PostgreSQL only")
     ap.add_argument("--levels", default=",".join(map(str, LEVELS)), help="concurrent senders, comma-separated")
     ap.add_argument("--queries", type=int, default=None, help="send only the first N queries (0: none)")
+    ap.add_argument("--quick", action="store_true", help="CI smoke run: SQLite, 20 queries, 2 senders for 1 s")
     args = ap.parse_args()
     levels = tuple(int(x) for x in args.levels.split(",") if x.strip())
+    if args.quick:
+        args.seconds, levels, args.queries, args.pg = 1.0, (2,), 20, None
     with tempfile.TemporaryDirectory() as tmp:
         dbs = [] if args.no_sqlite else [("sqlite", f"sqlite:///{tmp}/bench.db")]
         if args.pg:
@@ -220,38 +246,44 @@ def main() -> None:
             with contextlib.ExitStack() as stack:
                 if name == "postgresql":
                     db = stack.enter_context(pg_schema(db))  # a fresh schema, dropped after
-                bench(name, db, Path(tmp), args.seconds, levels, args.queries)
+                bench(name, db, Path(tmp), args.seconds, levels, args.queries, bodies=not args.quick)
+    print(yardstick_line(yardstick()))
 
 
 def bench(name: str, db: str, tmp: Path, seconds: float, levels: tuple[int, ...] = LEVELS,
-          queries: int | None = None) -> None:
+          queries: int | None = None, bodies: bool = True) -> None:
     """One database: start prhub serve, the queries, every sender level, then the refused bodies."""
     with FakeSlack() as slack:
         proc, port = start_serve(db, slack, tmp)
         try:
             idle = rss_mib(proc.pid)
             print(f"{name}: idle_rss_mib: {idle:.1f}")
-            statuses = refuse_big_bodies(port)
-            time.sleep(1.0)
-            after = rss_mib(proc.pid)
-            print(f"{name}: four 100 MB bodies at idle -> {statuses}; rss_mib idle {idle:.1f} after {after:.1f} "
-                  f"(+{after - idle:.1f})", flush=True)
+            if bodies:
+                statuses = refuse_big_bodies(port)
+                time.sleep(1.0)
+                after = rss_mib(proc.pid)
+                print(f"{name}: four 100 MB bodies at idle -> {statuses}; rss_mib idle {idle:.1f} after {after:.1f} "
+                      f"(+{after - idle:.1f})", flush=True)
             if queries != 0:
                 q = run_queries(port, slack, queries)
                 print(f"{name} queries: {q['queries']} one at a time: reply_p50_ms {q['p50_ms']:.1f} "
-                      f"reply_p99_ms {q['p99_ms']:.1f} max_ms {q['max_ms']:.1f}", flush=True)
+                      f"reply_p99_ms {q['p99_ms']:.1f} max_ms {q['max_ms']:.1f} busy {q['busy']}", flush=True)
+            yard = yardstick()
             for n in levels:
-                r = run_level(port, slack, n, seconds, tag=f"{name[:2]}{n:02d}")
-                print(f"{name} senders={n}: sent {r['sent']} answered {r['answered']} (busy {r['busy']}) "
-                      f"answers_per_s {r['answers_per_s']:.1f} reply_p50_s {r['p50_s']:.3f} "
-                      f"reply_p99_s {r['p99_s']:.3f} ack_p99_s {r['ack_p99_s']:.3f} "
-                      f"rss_mib {rss_mib(proc.pid):.1f}", flush=True)
-            before = rss_mib(proc.pid)
-            statuses = refuse_big_bodies(port)
-            time.sleep(1.0)
-            after = rss_mib(proc.pid)
-            print(f"{name}: four 100 MB bodies -> {statuses}; rss_mib before {before:.1f} after {after:.1f} "
-                  f"(+{after - before:.1f})", flush=True)
+                r = run_level(port, slack, n, seconds, tag=f"{name[:2]}{n:02d}", pid=proc.pid)
+                per_answer = r["server_cpu_s"] / max(1, r["answered"])
+                print(f"{name} senders={n}: sent {r['sent']} answered {r['answered']} = {r['real']} answers + "
+                      f"{r['busy']} busy ({r['busy_pct']:.1f}% busy) answers_per_s {r['answers_per_s']:.1f} "
+                      f"reply_p50_s {r['p50_s']:.3f} reply_p99_s {r['p99_s']:.3f} ack_p99_s {r['ack_p99_s']:.3f} "
+                      f"server_cpu_s {r['server_cpu_s']:.2f} ({per_answer * 1000:.1f} ms = {per_answer / yard:.1f}x "
+                      f"yardstick per reply) rss_mib {rss_mib(proc.pid):.1f}", flush=True)
+            if bodies:
+                before = rss_mib(proc.pid)
+                statuses = refuse_big_bodies(port)
+                time.sleep(1.0)
+                after = rss_mib(proc.pid)
+                print(f"{name}: four 100 MB bodies -> {statuses}; rss_mib before {before:.1f} after {after:.1f} "
+                      f"(+{after - before:.1f})", flush=True)
         finally:
             proc.terminate()
             try:

@@ -10,7 +10,10 @@ fitting it to ``--max-input-tokens``::
     fact_sheet_tokens: 9876
     fitted_tokens_at_8000: 7391
 
-Usage: python benchmarks/fact_sheet_tokens.py [--data DIR] [--max-input-tokens N] [--lang en|zh]
+and the yardstick (:mod:`benchmarks.yardstick`) measured in the same run.
+
+Usage: python benchmarks/fact_sheet_tokens.py [--data DIR] [--max-input-tokens N] [--lang en|zh] [--quick]
+(``--quick``: the CI smoke run, the weekly files only, or the shipped week without ../shared.)
 """
 
 from __future__ import annotations
@@ -24,6 +27,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from adapters.export.ghjson import load_exports  # noqa: E402
+from benchmarks.yardstick import yardstick, yardstick_line  # noqa: E402
 from chatbot.digest import build_digest, write  # noqa: E402
 from chatbot.factsheet import PROMPT_OVERHEAD, estimate_tokens, fact_sheet, fit_fact_sheet, sheet_text  # noqa: E402
 from chatbot.rules import shipped_rules  # noqa: E402
@@ -35,9 +39,13 @@ def main() -> int:
     ap.add_argument("--data", default=str(ROOT.parent / "shared" / "data"))
     ap.add_argument("--max-input-tokens", type=int, default=8000)
     ap.add_argument("--lang", default="en", choices=("en", "zh"))
+    ap.add_argument("--quick", action="store_true", help="CI smoke run: weekly files only (or the shipped week)")
     args = ap.parse_args()
     data = Path(args.data)
-    files = sorted(data.glob("vllm/*.json")) + sorted(data.glob("vllm-*.json.gz")) + sorted(data.glob("vllm-threads/*.json"))
+    if args.quick:
+        files = sorted(data.glob("vllm/*.json"))[-2:] or [ROOT / "prhub" / "data" / "2026-W20.json"]
+    else:
+        files = sorted(data.glob("vllm/*.json")) + sorted(data.glob("vllm-*.json.gz")) + sorted(data.glob("vllm-threads/*.json"))
     if not files:
         print(f"no exports under {data}", file=sys.stderr)
         return 2
@@ -58,6 +66,7 @@ def main() -> int:
     print(f"fact_sheet_tokens: {estimate_tokens(sheet_text(sheet))}")
     print(f"fitted_tokens_at_{args.max_input_tokens}: {estimate_tokens(sheet_text(fitted))} "
           f"(+{PROMPT_OVERHEAD} prompt overhead; key PRs kept {len(fitted['key_prs'])}/{len(sheet['key_prs'])})")
+    print(yardstick_line(yardstick()))
     return 0
 
 

@@ -4,13 +4,16 @@ Runs against the fake GitHub of the tests (tests/fakes/github_server.py) on 127.
 the real week from ../shared/data/vllm and answers GraphQL with GitHub's published schema. Both
 clients are PyGithub with the same client-side request counter (304s excluded).
 
-Usage: python benchmarks/github_requests.py [--backfill]
-(``--backfill``: the 52 weeks of 2025 one by one instead; last line ``backfill_requests: N``.)
-Last three lines: ``naive_requests: K``, ``prs: M``, ``requests_per_week: N``.
+Usage: python benchmarks/github_requests.py [--backfill] [--quick]
+(``--backfill``: the 52 weeks of 2025 one by one instead; last line ``backfill_requests: N``;
+``--quick``: the CI smoke run, prhub's source only, no naive loop.)
+Last lines: ``naive_requests: K``, ``prs: M``, ``requests_per_week: N``, then the yardstick
+(:mod:`benchmarks.yardstick`, CPU of ``json.loads`` of the shipped week, this run).
 """
 
 from __future__ import annotations
 
+import argparse
 import math
 import sys
 import time
@@ -23,6 +26,7 @@ sys.path.insert(0, str(ROOT))
 from adapters.github.search import merged_search  # noqa: E402
 from adapters.github.source import GitHubPullRequestSource  # noqa: E402
 from adapters.github.transport import RequestCounter, counting_github  # noqa: E402
+from benchmarks.yardstick import yardstick, yardstick_line  # noqa: E402
 from prhub.clock import SYSTEM_CLOCK  # noqa: E402
 from tests.fakes.github_server import VLLM_DIR, VLLM_REPO, FakeGitHub, load_schema  # noqa: E402
 
@@ -88,18 +92,26 @@ def backfill() -> int:
           f"{math.ceil(prs / 50)}), {requests - searches} follow-up requests")
     print(f"week by week (one merged_between per week): {single.requests} requests")
     print(f"backfill_requests: {requests}")
+    print(yardstick_line(yardstick()))
     return 0
 
 
 def main() -> int:
-    if "--backfill" in sys.argv[1:]:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--backfill", action="store_true", help="the 52 weeks of 2025 through prhub fetch")
+    ap.add_argument("--quick", action="store_true", help="CI smoke run: prhub's source only")
+    args = ap.parse_args()
+    if args.backfill:
         return backfill()
     if load_schema() is None or not (VLLM_DIR / "2026-W20.json").exists():
         print("needs ../shared/data (github-schema.graphql and vllm/2026-W20.json)", file=sys.stderr)
+        if args.quick:  # the CI smoke run without ../shared: nothing to run against
+            print(yardstick_line(yardstick()))
+            return 0
         return 1
     with FakeGitHub(token=TOKEN) as fake:
         t0 = time.perf_counter()
-        naive_requests, naive_prs = naive(fake.base_url)
+        naive_requests, naive_prs = (0, 0) if args.quick else naive(fake.base_url)
         t1 = time.perf_counter()
         source = GitHubPullRequestSource(TOKEN, clock=SYSTEM_CLOCK, base_url=fake.base_url)
         result = source.merged_between(VLLM_REPO, START, END)
@@ -113,6 +125,7 @@ def main() -> int:
     print(f"naive_requests: {naive_requests}")
     print(f"prs: {n}")
     print(f"requests_per_week: {result.requests}")
+    print(yardstick_line(yardstick()))
     return 0
 
 

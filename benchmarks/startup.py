@@ -8,14 +8,17 @@ memory (``VmRSS``) after 3 s idle. Then the same with the Feishu long connection
 (``PRHUB_FEISHU_MODE=long``, lark-oapi's ws client, against the fake long-connection server), which
 is reported separately. Also ``import prhub.cli`` (CPU seconds, in a fresh interpreter).
 
-Usage: python benchmarks/startup.py [--runs N]   (Linux: reads /proc)
+Usage: python benchmarks/startup.py [--runs N] [--quick]   (Linux: reads /proc)
+(``--quick``: the CI smoke run, one start over HTTP, no long connection.)
 Last lines: ``ready_cpu_seconds: X``, ``idle_rss_mib: Y``, ``long_connection_ready_cpu_seconds: ...``,
-``long_connection_idle_rss_mib: ...``, ``import_cli_cpu_seconds: Z`` (targets: X <= 2, Y < 150, Z <= 0.25).
+``long_connection_idle_rss_mib: ...``, ``import_cli_cpu_seconds: Z`` (targets: X <= 2, Y < 150, Z <= 0.25),
+each CPU figure also in yardsticks, and ``yardstick_json_loads_ms: ...`` (:mod:`benchmarks.yardstick`).
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import socket
 import subprocess
@@ -28,25 +31,11 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from benchmarks.yardstick import proc_cpu_seconds, rss_mib, yardstick, yardstick_line  # noqa: E402
 from tests.e2e.bot_support import example_config, example_week_dir, subprocess_env  # noqa: E402
 from tests.fakes.feishu_server import FakeFeishu  # noqa: E402
 from tests.fakes.feishu_ws import FakeFeishuWs  # noqa: E402
 from tests.fakes.slack_server import FakeSlack  # noqa: E402
-
-TICK = os.sysconf("SC_CLK_TCK")
-
-
-def _cpu(pid: int) -> float:
-    """User + system CPU seconds of process ``pid`` (its threads included)."""
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / TICK
-
-
-def _rss_mib(pid: int) -> float:
-    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-        if line.startswith("VmRSS:"):
-            return int(line.split()[1]) / 1024
-    return float("nan")
 
 
 def _port() -> int:
@@ -63,8 +52,8 @@ def _config(tmp: Path) -> Path:
     return path
 
 
-def serve_once(env: dict[str, str], config: Path) -> tuple[float, float, float]:
-    """``(CPU seconds until /healthz answered, wall seconds, idle RSS MiB)`` of one ``prhub serve``."""
+def serve_once(env: dict[str, str], config: Path, idle_s: float = 3.0) -> tuple[float, float, float]:
+    """``(CPU seconds until /healthz answered, wall seconds, RSS MiB after idle_s)`` of one ``prhub serve``."""
     port = _port()
     t0 = time.monotonic()
     proc = subprocess.Popen([sys.executable, "-m", "prhub", "serve", "--config", str(config), "--port", str(port)],
@@ -81,9 +70,9 @@ def serve_once(env: dict[str, str], config: Path) -> tuple[float, float, float]:
                 time.sleep(0.02)
             if time.monotonic() - t0 > 60:
                 raise SystemExit("prhub serve did not answer /healthz within 60 s")
-        cpu, wall = _cpu(proc.pid), time.monotonic() - t0
-        time.sleep(3.0)
-        rss = _rss_mib(proc.pid)
+        cpu, wall = proc_cpu_seconds(proc.pid), time.monotonic() - t0
+        time.sleep(idle_s)
+        rss = rss_mib(proc.pid)
     finally:
         proc.terminate()
         try:
@@ -105,8 +94,10 @@ def import_cli_cpu() -> float:
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--runs", type=int, default=3, help="starts per mode; the median is printed (default 3)")
+    ap.add_argument("--quick", action="store_true", help="CI smoke run: one start over HTTP, no long connection")
     args = ap.parse_args()
-    runs = max(1, args.runs)
+    runs = 1 if args.quick else max(1, args.runs)
+    yard = yardstick()
 
     def median(xs: list[float]) -> float:
         return sorted(xs)[len(xs) // 2]
@@ -116,23 +107,28 @@ def main() -> int:
         http = []
         for i in range(runs):
             env = subprocess_env(slack, feishu, f"sqlite:///{tmp}/http{i}.db") | {"FEISHU_ENCRYPT_KEY": "bench-key"}
-            http.append(serve_once(env, config))
+            http.append(serve_once(env, config, 1.0 if args.quick else 3.0))
         print("serve, Slack + Feishu over HTTP: " + "; ".join(f"{c:.2f} s CPU ({w:.1f} s wall), {r:.0f} MiB" for c, w, r in http))
-        with FakeFeishuWs(app_id=feishu.app_id, app_secret=feishu.app_secret) as ws:
-            long = []
-            for i in range(runs):
+        long: list[tuple[float, float, float]] = []
+        with contextlib.ExitStack() if args.quick else FakeFeishuWs(app_id=feishu.app_id, app_secret=feishu.app_secret) as ws:
+            for i in range(0 if args.quick else runs):
                 env = subprocess_env(slack, feishu, f"sqlite:///{tmp}/long{i}.db") | {
                     "PRHUB_FEISHU_MODE": "long", "FEISHU_API_URL": ws.url}
                 env.pop("FEISHU_VERIFICATION_TOKEN", None)
                 long.append(serve_once(env, config))
-        print("serve, Slack over HTTP + Feishu long connection: "
-              + "; ".join(f"{c:.2f} s CPU ({w:.1f} s wall), {r:.0f} MiB" for c, w, r in long))
+        if long:
+            print("serve, Slack over HTTP + Feishu long connection: "
+                  + "; ".join(f"{c:.2f} s CPU ({w:.1f} s wall), {r:.0f} MiB" for c, w, r in long))
     imports = [import_cli_cpu() for _ in range(runs)]
-    print(f"ready_cpu_seconds: {median([c for c, _, _ in http]):.2f}")
+    ready = median([c for c, _, _ in http])
+    print(f"ready_cpu_seconds: {ready:.2f} ({ready / yard:.0f}x yardstick)")
     print(f"idle_rss_mib: {median([r for _, _, r in http]):.0f}")
-    print(f"long_connection_ready_cpu_seconds: {median([c for c, _, _ in long]):.2f}")
-    print(f"long_connection_idle_rss_mib: {median([r for _, _, r in long]):.0f}")
-    print(f"import_cli_cpu_seconds: {median(imports):.3f}")
+    if long:
+        lc = median([c for c, _, _ in long])
+        print(f"long_connection_ready_cpu_seconds: {lc:.2f} ({lc / yard:.0f}x yardstick)")
+        print(f"long_connection_idle_rss_mib: {median([r for _, _, r in long]):.0f}")
+    print(f"import_cli_cpu_seconds: {median(imports):.3f} ({median(imports) / yard:.0f}x yardstick)")
+    print(yardstick_line(yard))
     return 0
 
 
