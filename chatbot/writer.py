@@ -28,7 +28,6 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
-import re
 import time
 from collections.abc import Callable
 from typing import Any
@@ -38,7 +37,7 @@ from chatbot.i18n import tr
 from chatbot.factsheet import fact_sheet, fit_fact_sheet, pr_entry, sheet_text
 from chatbot.models import DigestText, Prose, ProseInfo, Recommendation
 from chatbot.ports import ModelClient, SummaryCache
-from chatbot.prose_check import check_sentence, sheet_numbers
+from chatbot.prose_check import Claim, Facts, check_claim
 
 log = logging.getLogger(__name__)
 
@@ -65,18 +64,17 @@ Progress = Callable[[int, int], None]
 """``progress(done, total)``: called after each model step (key-PR summaries, then the digest prose)."""
 
 
-def _allowed_prs(d: DigestText) -> frozenset[int]:
-    named = {int(n) for p in d.prs for n in re.findall(r"#(\d+)", f"{p.title} {p.gist}")}
-    return frozenset({p.number for p in d.prs} | named | {p.reverted_by for p in d.prs if p.reverted_by})
-
-
-def _sentence(obj: Any) -> tuple[str, list[int]] | None:
+def _sentence(obj: Any) -> Claim | None:
+    """The claim of one answer item ``{"text", "prs", "facts"}`` (``facts`` optional), or None when malformed."""
     if not isinstance(obj, dict) or not isinstance(obj.get("text"), str):
         return None
     prs = obj.get("prs", [])
     if not isinstance(prs, list) or not all(type(n) is int for n in prs):
         return None
-    return obj["text"].strip(), prs
+    ids = obj.get("facts")
+    if ids is not None and (not isinstance(ids, list) or not all(isinstance(x, str) for x in ids)):
+        return None
+    return Claim(obj["text"].strip(), tuple(prs), None if ids is None else tuple(ids))
 
 
 class _Checked:
@@ -91,7 +89,7 @@ class _Checked:
         self.kept = 0
 
 
-def _check(text: str, d: DigestText, allowed: frozenset[int], numbers: frozenset[str]) -> _Checked:
+def _check(text: str, d: DigestText, facts: Facts) -> _Checked:
     out = _Checked()
     try:
         data = json.loads(text)
@@ -102,18 +100,17 @@ def _check(text: str, d: DigestText, allowed: frozenset[int], numbers: frozenset
         out.complaints.append("the answer is not a JSON object")
         return out
 
-    def keep(where: str, obj: Any) -> str | None:
-        parsed = _sentence(obj)
-        if parsed is None:
-            out.complaints.append(f"{where}: expected {{\"text\": string, \"prs\": [integers]}}")
+    def keep(where: str, obj: Any, slot: str | None = None) -> str | None:
+        claim = _sentence(obj)
+        if claim is None:
+            out.complaints.append(f"{where}: expected {{\"text\": string, \"prs\": [integers], \"facts\": [fact ids]}}")
             return None
-        sentence, prs = parsed
-        faults = check_sentence(sentence, prs, allowed, numbers)
+        faults = check_claim(claim, facts, slot)
         if faults:
-            out.complaints.append(f"{where} ({sentence[:80]!r}) " + "; ".join(faults))
+            out.complaints.append(f"{where} ({claim.text[:80]!r}) " + "; ".join(faults))
             return None
         out.kept += 1
-        return sentence
+        return claim.text
 
     out.headline = keep("headline", data.get("headline"))
     ids = {t.module for t in d.themes}
@@ -122,7 +119,7 @@ def _check(text: str, d: DigestText, allowed: frozenset[int], numbers: frozenset
         if sid not in ids:
             out.complaints.append(f"storylines[{i}]: id {sid!r} is not a storyline of the sheet")
             continue
-        sentence = keep(f"storylines[{i}]", item)
+        sentence = keep(f"storylines[{i}]", item, f"storylines.{sid}")
         if sentence is not None:
             out.storylines[str(sid)] = sentence
     if data.get("trend") is not None:
@@ -175,12 +172,11 @@ def write_prose(
     text = sheet_text(sheet)
     digest_hash = hashlib.sha256(text.encode()).hexdigest()
     subject = f"digest:{d.repo}:{d.week}:{d.lang}"
-    allowed = _allowed_prs(d)
-    numbers = sheet_numbers(text)
+    facts = Facts.build(d)
     if cache is not None:
         hit = cache.get_summary(subject, digest_hash, client.model)
         if hit is not None and isinstance(hit.get("answer"), str):
-            checked = _check(str(hit["answer"]), d, allowed, numbers)
+            checked = _check(str(hit["answer"]), d, facts)
             info = _info(checked, d, client.model, 0, 0, 0.0, cached=True)
             return _apply(d, checked, info)
     started = monotonic()
@@ -189,14 +185,14 @@ def write_prose(
     try:
         answer = client.complete(SYSTEM_PROMPT, text)
         prompt_tokens, completion_tokens = answer.prompt_tokens, answer.completion_tokens
-        checked = _check(answer.text, d, allowed, numbers)
+        checked = _check(answer.text, d, facts)
         answer_text = answer.text
         if checked.complaints:
             retry = client.complete(SYSTEM_PROMPT, text + "\n\nYour previous answer had these faults; fix them:\n- "
                                     + "\n- ".join(checked.complaints))
             prompt_tokens += retry.prompt_tokens
             completion_tokens += retry.completion_tokens
-            second = _check(retry.text, d, allowed, numbers)
+            second = _check(retry.text, d, facts)
             if second.kept >= checked.kept or not second.complaints:
                 answer_text = retry.text
             checked = _merge(checked, second)
@@ -236,20 +232,19 @@ def prose_note(lang: str, info: ProseInfo) -> str:
     return note
 
 
-def _summary_of(text: str, allowed: frozenset[int], numbers: frozenset[str]) -> tuple[str | None, list[str]]:
+def _summary_of(text: str, facts: Facts, number: int) -> tuple[str | None, list[str]]:
     """The validated sentence of a per-PR answer, or None with the complaints."""
     try:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
         return None, [f"the answer is not valid JSON ({exc.msg} at character {exc.pos}); answer with one JSON object"]
-    parsed = _sentence(data.get("summary")) if isinstance(data, dict) else None
-    if parsed is None:
-        return None, ['expected {"summary": {"text": string, "prs": [integers]}}']
-    sentence, prs = parsed
-    faults = check_sentence(sentence, prs, allowed, numbers)
+    claim = _sentence(data.get("summary")) if isinstance(data, dict) else None
+    if claim is None:
+        return None, ['expected {"summary": {"text": string, "prs": [integers], "facts": [fact ids]}}']
+    faults = check_claim(claim, facts, f"prs.{number}")
     if faults:
-        return None, [f"summary ({sentence[:80]!r}) " + "; ".join(faults)]
-    return sentence, []
+        return None, [f"summary ({claim.text[:80]!r}) " + "; ".join(faults)]
+    return claim.text, []
 
 
 class SummaryStats:
@@ -282,28 +277,27 @@ def write_summaries(
     count = total if total is not None else len(d.key_prs)
     failed = False
     started = monotonic()
+    facts = Facts.build(d)
     for i, p in enumerate(d.key_prs, 1):
         entry = sheet_text(pr_entry(d, p))
         digest_hash = hashlib.sha256(entry.encode()).hexdigest()
         subject = f"pr:{d.repo}#{p.number}:{d.lang}"
-        allowed = frozenset({p.number} | {int(n) for n in re.findall(r"#(\d+)", entry)})
-        numbers = sheet_numbers(entry)
         hit = cache.get_summary(subject, digest_hash, client.model) if cache is not None else None
         sentence: str | None = None
         if hit is not None and isinstance(hit.get("answer"), str):
-            sentence, _ = _summary_of(str(hit["answer"]), allowed, numbers)
+            sentence, _ = _summary_of(str(hit["answer"]), facts, p.number)
             stats.cached += sentence is not None
         elif not failed:
             try:
                 answer = client.complete(PR_SYSTEM_PROMPT, entry)
                 pt, ct = answer.prompt_tokens, answer.completion_tokens
                 kept_text = answer.text
-                sentence, complaints = _summary_of(answer.text, allowed, numbers)
+                sentence, complaints = _summary_of(answer.text, facts, p.number)
                 if complaints:
                     retry = client.complete(PR_SYSTEM_PROMPT, entry + "\n\nYour previous answer had these faults; "
                                             "fix them:\n- " + "\n- ".join(complaints))
                     pt, ct = pt + retry.prompt_tokens, ct + retry.completion_tokens
-                    sentence, _ = _summary_of(retry.text, allowed, numbers)
+                    sentence, _ = _summary_of(retry.text, facts, p.number)
                     kept_text = retry.text
                 stats.prompt_tokens += pt
                 stats.completion_tokens += ct

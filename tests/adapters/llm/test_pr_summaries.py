@@ -32,12 +32,17 @@ def summary_answer(body: dict) -> str:
     facts = facts_of(body)
     if "number" not in facts:  # the digest fact sheet
         th = facts["storylines"]
-        return json.dumps({"headline": {"text": f"{facts['merged_prs']} PRs merged in 2026-W20.", "prs": []},
-                           "storylines": [{"id": t["id"], "text": f"#{t['prs'][0]} leads it.", "prs": [t["prs"][0]]}
-                                          for t in th],
-                           "trend": {"text": "Model support had the most PRs.", "prs": []}, "recommendations": []})
+        zh = facts["language"] == "zh"
+        head = f"2026-W20 共合并 {facts['merged_prs']} 个 PR。" if zh else f"{facts['merged_prs']} PRs merged in 2026-W20."
+        return json.dumps({"headline": {"text": head, "prs": []},
+                           "storylines": [{"id": t["id"], "text": f"#{t['prs'][0]} 领衔。" if zh else f"#{t['prs'][0]} leads it.",
+                                           "prs": [t["prs"][0]]} for t in th],
+                           "trend": {"text": "模型支持的 PR 最多。" if zh else "Model support had the most PRs.", "prs": []},
+                           "recommendations": []})
     n = facts["number"]
-    return json.dumps({"summary": {"text": f"#{n} changes {facts['modules'][0]}, by the model.", "prs": [n]}})
+    text = (f"#{n} 改动了{facts['modules'][0]}，由模型撰写。" if facts["language"] == "zh"
+            else f"#{n} changes {facts['modules'][0]}, by the model.")
+    return json.dumps({"summary": {"text": text, "prs": [n]}})
 
 
 def digest(prs=None, lang="en"):
@@ -110,7 +115,7 @@ def test_write_digest_shows_the_summaries_as_gists_and_a_rerun_costs_nothing(sto
         assert again.prose.cached and again.prose.prompt_tokens == 0 and again.prose.summaries_cached == 24
         assert render_markdown(again) == render_markdown(out)
         top = out.key_prs[0]
-        assert top.gist_source == "model" and top.gist.startswith(f"#{top.number} changes ")
+        assert top.gist_source == "model" and top.gist.startswith(f"#{top.number} 改动了" if lang == "zh" else f"#{top.number} changes ")
         assert out.prs == tuple(p if p.number not in {k.number for k in out.key_prs} else next(k for k in out.key_prs if k.number == p.number)
                                 for p in out.prs)
         md = render_markdown(out)

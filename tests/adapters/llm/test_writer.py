@@ -95,7 +95,7 @@ def test_a_wrong_count_is_dropped_and_the_retry_can_fix_it(digests):
     wrong = good_answer(d, trend={"text": "model support had 999 PRs.", "prs": []})
     out, fake = run(d, [Reply(wrong), Reply(good_answer(d))])
     assert len(fake.requests) == 2
-    assert "states numbers that are not in the fact sheet: 999" in fake.requests[1]["messages"][1]["content"]
+    assert "states 999 prs for model support, which no cited fact has" in fake.requests[1]["messages"][1]["content"]
     assert out.prose.source == "model" and "999" not in out.trend_text
 
 

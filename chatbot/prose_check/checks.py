@@ -1,0 +1,377 @@
+"""The named checks of the validator, one function each, in one registry (:data:`CHECKS`). Pure.
+
+Every check takes a :class:`Claim` (a sentence with the ids it cites), the :class:`~chatbot.prose_check.facts.Facts`
+of the digest and the sentence's slot (``headline``, ``trend``, ``recommendations``,
+``storylines.<id>``, ``risks.<kind>``, ``prs.<n>`` or ``None``), and returns its faults (plain
+sentences the writer sends back to the model). Where a rule's words come from is said at each.
+
+Number rounding (:func:`matches`): a number equals a fact when the fact, rounded to the decimals
+written, is the number (``6.4`` ← 6.43; ``70%`` ← a share of 69.6%; ``6.4k`` ← 6,351..6,449 as
+thousands with one decimal; ``1.2x`` ← a stated ``1.2x``). After an approximation word (``约``,
+``超``, ``about``, ``over``, ``350+``) it may also be within 5% of the fact.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from datetime import date
+
+from chatbot.prose_check.facts import FILES, LINES, PERCENT, PRS, SCORE, TEXT, WEEK, Fact, Facts
+from chatbot.prose_check.tokens import CJK_CHAR, Number, clauses, dates, numbers, pr_refs, versions
+
+MAX_SENTENCE = 400
+"""Characters at most in one model sentence."""
+
+AMBIENT = ("week", "labels", "modules", "storylines", "risks", "authors", "coauthors")
+"""What a sentence without fact ids cites besides the PRs it names: the week-level facts."""
+
+
+@dataclass(frozen=True)
+class Claim:
+    """One sentence and what it rests on: ``prs`` (PR numbers) and ``facts`` (fact ids; ``None``
+    when the writer gave none: then it cites :data:`AMBIENT` and the PRs it names)."""
+
+    text: str
+    prs: tuple[int, ...] = ()
+    facts: tuple[str, ...] | None = None
+
+    def cited_prs(self) -> set[int]:
+        """PRs the sentence cites: listed, named as ``#N``, or named by a ``prs.<n>…`` id."""
+        ids = {int(m.group(1)) for f in self.facts or () if (m := re.match(r"prs\.(\d+)", f))}
+        return set(self.prs) | {n for n, _ in pr_refs(self.text)} | ids
+
+    def cited(self) -> tuple[str, ...]:
+        """Id prefixes the sentence cites."""
+        base = AMBIENT if self.facts is None else self.facts
+        return (*base, *(f"prs.{n}" for n in sorted(self.cited_prs())))
+
+
+Check = Callable[[Claim, Facts, "str | None"], list[str]]
+
+
+# --- length and markup -------------------------------------------------------------------------
+
+_MARKUP = re.compile(
+    r"<[^>]*>|[<>]|[@＠]\w|\[[^\]]*\]\(|\*\*|__|(?<!\w)[*_](?=\S)|`|~~|^\s*#(?!\d)|https?://|www\.|&[a-z]+;|&#"
+    r"|(?<![\w.@-])[a-z0-9-]+(?:\.[a-z0-9-]+)*\.(?:com|org|net|io|ai|dev|cn|co|app|me|sh|xyz)(?![\w.])",
+    re.MULTILINE | re.IGNORECASE)
+
+
+def check_length(c: Claim, f: Facts, slot: str | None) -> list[str]:
+    """1 to :data:`MAX_SENTENCE` characters."""
+    if not c.text.strip():
+        return ["is empty"]
+    return [f"is longer than {MAX_SENTENCE} characters"] if len(c.text) > MAX_SENTENCE else []
+
+
+def check_markup(c: Claim, f: Facts, slot: str | None) -> list[str]:
+    """No mention or markup: ``@user``/full-width ``＠``, ``<!channel>``, ``<at …>``, tags, Markdown
+    links, emphasis, code, headings, URLs and bare domains (``example.com``), HTML entities."""
+    return ["contains mention or markup syntax (write plain text)"] if _MARKUP.search(c.text) else []
+
+
+# --- PRs ---------------------------------------------------------------------------------------
+
+def check_known_prs(c: Claim, f: Facts, slot: str | None) -> list[str]:
+    """Every cited PR is a PR of the week or one the week's PRs name."""
+    unknown = sorted(n for n in c.cited_prs() if n not in f.known_prs)
+    return ["cites PRs that are not in this week: " + ", ".join(f"#{n}" for n in unknown)] if unknown else []
+
+
+def check_slot_prs(c: Claim, f: Facts, slot: str | None) -> list[str]:
+    """In a storyline's, risk's or PR summary's slot, every ``#N`` is a PR of that storyline, risk or PR."""
+    members = f.slots.get(slot or "")
+    if members is None:
+        return []
+    outside = sorted(n for n in c.cited_prs() if n not in members and n in f.known_prs)
+    if outside:
+        return [f"names PRs that are not in {slot}: " + ", ".join(f"#{n}" for n in outside)]
+    return []
+
+
+_IDENT = re.compile(r"(?<![A-Za-z0-9_\-])(?:[A-Z][A-Z0-9_]+|[A-Za-z]+[A-Z0-9_][A-Za-z0-9_]*)(?![A-Za-z0-9_])", re.ASCII)
+RARE_TITLES = 3
+"""An identifier found in at most this many titles of the week is specific enough to belong to them."""
+
+
+def _groups(text: str) -> list[tuple[list[int], int, int]]:
+    """PR reference groups (``#1、#2``) with the span of text about them: from the previous group's
+    end (or the sentence's start) to the next group's start."""
+    refs = [(int(m.group(1)), m.start(), m.end()) for m in re.finditer(r"#(\d+)", text)]
+    groups: list[tuple[list[int], int, int]] = []
+    for n, a, b in refs:
+        if groups and re.fullmatch(r"[\s、,，和与及and/]*", text[groups[-1][2]:a]):
+            groups[-1] = (groups[-1][0] + [n], groups[-1][1], b)
+        else:
+            groups.append(([n], a, b))
+    out = []
+    for i, (nums, a, b) in enumerate(groups):
+        start = groups[i - 1][2] if i else 0
+        end = groups[i + 1][1] if i + 1 < len(groups) else len(text)
+        out.append((nums, start, end))
+    return out
+
+
+def check_foreign_identifiers(c: Claim, f: Facts, slot: str | None) -> list[str]:
+    """Text about ``#N`` carries no identifier (``KDA``, ``B12X``, ``VLLM_*``) that is in another PR's
+    title, in at most :data:`RARE_TITLES` titles, and not in ``#N``'s own texts."""
+    faults = []
+    titles = [(p.number, p.title.casefold()) for p in f.prs.values()]
+    for nums, a, b in _groups(c.text):
+        own = " ".join(f.prs[n].texts for n in nums if n in f.prs).casefold()
+        if not own:
+            continue
+        for ident in dict.fromkeys(_IDENT.findall(c.text[a:b])):
+            low = ident.casefold()
+            if low in f.names:
+                continue
+            rx = re.compile(r"(?<![a-z0-9])" + re.escape(low) + r"(?![a-z0-9])")
+            if rx.search(own):
+                continue
+            holders = [n for n, t in titles if rx.search(t)]
+            if 0 < len(holders) <= RARE_TITLES and not set(holders) & set(nums):
+                faults.append(f"says {ident} of {', '.join(f'#{n}' for n in nums)}, but {ident} is in the title of "
+                              + ", ".join(f"#{n}" for n in holders[:3]))
+    return faults
+
+
+# --- numbers, versions, dates ------------------------------------------------------------------
+
+def matches(n: Number, v: float) -> bool:
+    """Whether the written number ``n`` states the value ``v`` (rounding: see the module docstring)."""
+    v = abs(v)
+    if n.suffix == "k":
+        ok = round(v / 1000, n.decimals) == round(n.value / 1000, n.decimals)
+    else:
+        ok = round(v, n.decimals) == n.value
+    return ok or (n.approx and abs(v - n.value) <= 0.05 * max(v, 1.0))
+
+
+def _compatible(n: Number, fact: Fact) -> bool:
+    if fact.kind == TEXT:
+        family = {"k": "", "": ""}
+        return family.get(n.suffix, n.suffix) == family.get(fact.suffix, fact.suffix)
+    if n.suffix == "x":
+        return False
+    if n.suffix == "%" or n.unit == "percent":
+        return fact.kind == PERCENT
+    if fact.kind == PERCENT:
+        return False
+    if n.unit == "lines" or n.suffix == "k":
+        if fact.kind != LINES:
+            return False
+        return not n.sign or fact.id.endswith(".additions" if n.sign == "+" else ".deletions")
+    want = {"files": FILES, "prs": PRS, "week": WEEK}.get(n.unit)
+    if want is not None:
+        return fact.kind == want
+    return fact.kind != SCORE or n.decimals > 0
+
+
+def _subject_at(c: Claim, f: Facts, n: Number) -> tuple[str, tuple[str, ...]] | None:
+    """The subject the number is about: the nearest named one (PR, label, module, storyline, risk,
+    author) before it in its clause that has a fact of the number's kind, else the nearest after it,
+    else a week-level word (``重点``/``key``, ``合并``/``merged``); None when the clause names none."""
+    a, b = next(((x, y) for x, y in clauses(c.text) if x <= n.start < y), (0, len(c.text)))
+    clause = c.text[a:b]
+    found: list[tuple[int, str, tuple[str, ...]]] = []
+    for num, pos in pr_refs(clause):
+        found.append((pos, f"#{num}", (f"prs.{num}",)))
+    for rx, ids in f.subjects:
+        for m in rx.finditer(clause):
+            found.append((m.start(), m.group(0), ids))
+    pos_n = n.start - a
+
+    def usable(ids: tuple[str, ...]) -> bool:
+        return any(_compatible(n, x) for x in f.under(ids))
+
+    before = sorted((x for x in found if x[0] + len(x[1]) <= pos_n and usable(x[2])), key=lambda x: (-x[0], -len(x[1])))
+    after = sorted((x for x in found if x[0] > pos_n and usable(x[2])), key=lambda x: (x[0], -len(x[1])))
+    for pos, name, ids in before[:1] or after[:1]:
+        return name, ids
+    for rx, ids in f.generic:
+        word = rx.search(clause)
+        if word:
+            return word.group(0), ids
+    return None
+
+
+def check_numbers(c: Claim, f: Facts, slot: str | None) -> list[str]:
+    """Each number equals (see :func:`matches`) a cited fact of its kind (lines, files, PRs, percent,
+    week) about the subject next to it (a label, module, storyline, risk kind, author, PR)."""
+    cited = f.under(c.cited())
+    cited_ids = {x.id for x in cited}
+    faults = []
+    for n in numbers(c.text):
+        subject = _subject_at(c, f, n)
+        pool = cited if subject is None else [x for x in f.under(subject[1]) if x.id in cited_ids]
+        if any(_compatible(n, x) and matches(n, x.value) for x in pool):
+            continue
+        about = f" for {subject[0]}" if subject else ""
+        unit = f" {n.unit}" if n.unit and n.unit not in ("count", "percent", "times", "thousands") else ""
+        faults.append(f"states {n.text.strip()}{unit}{about}, which no cited fact has")
+    return faults
+
+
+def check_versions(c: Claim, f: Facts, slot: str | None) -> list[str]:
+    """Each version (``0.6.13``) is written in a title or description of a cited PR (of the week, when it cites none)."""
+    prs = [f.prs[n] for n in c.cited_prs() if n in f.prs] or list(f.prs.values())
+    known = {v for p in prs for v in p.versions}
+    wrong = [v for v in versions(c.text) if v not in known]
+    return ["states versions that no cited PR has: " + ", ".join(wrong)] if wrong else []
+
+
+def check_dates(c: Claim, f: Facts, slot: str | None) -> list[str]:
+    """Each date lies in the week's window (first to last day, inclusive; the window's year when none is written)."""
+    faults = []
+    for d in dates(c.text):
+        year = d.year or f.first_day.year
+        try:
+            day = date(year, d.month, d.day)
+        except ValueError:
+            faults.append(f"states {d.text}, which is not a date")
+            continue
+        if not d.year and not f.first_day <= day <= f.last_day and f.first_day.year != f.last_day.year:
+            day = date(f.last_day.year, d.month, d.day)
+        if not f.first_day <= day <= f.last_day:
+            faults.append(f"states {d.text}, outside the week {f.first_day:%m-%d} – {f.last_day:%m-%d}")
+    return faults
+
+
+# --- relations, people, direction --------------------------------------------------------------
+
+_REVERT = re.compile(r"revert|回滚|撤销|撤回|还原", re.IGNORECASE)
+_FIX = re.compile(r"\bfix|修复|修正|修好", re.IGNORECASE)
+_PASSIVE = re.compile(r"被|\bby\b|由", re.IGNORECASE)
+
+
+def _related(f: Facts, kind: str, a: int, b: int) -> bool:
+    pa, pb = f.prs.get(a), f.prs.get(b)
+    if kind == "reverts":
+        return (pa is not None and pa.reverts == b) or (pb is not None and pb.reverted_by == a)
+    return pa is not None and b in pa.fixes
+
+
+def check_relations(c: Claim, f: Facts, slot: str | None) -> list[str]:
+    """``#A reverts/fixes #B`` (``回滚``, ``修复``; passive ``被``/``by`` reversed) holds in the facts:
+    ``reverts``/``reverted_by`` for reverts, ``fixed_by`` or a fix title naming ``#B`` for fixes."""
+    faults = []
+    for a, b in clauses(c.text):
+        clause = c.text[a:b]
+        refs = pr_refs(clause)
+        if len(refs) < 2:
+            continue
+        for kind, rx in (("reverts", _REVERT), ("fixes", _FIX)):
+            m = rx.search(clause)
+            if m is None:
+                continue
+            subj = [n for n, pos in refs if pos < m.start()]
+            obj = [n for n, pos in refs if pos > m.start()]
+            passive = _PASSIVE.search(clause[m.start():]) or _PASSIVE.search(clause[:m.start()])
+            if passive:
+                subj, obj = obj, subj
+            if not subj or not obj:
+                continue
+            for o in obj:
+                if not any(_related(f, kind, s, o) for s in subj if s != o):
+                    who = ", ".join(f"#{s}" for s in subj)
+                    faults.append(f"says {who} {kind} #{o}, which the facts do not show")
+    return faults
+
+
+def check_people(c: Claim, f: Facts, slot: str | None) -> list[str]:
+    """A person named (login or name of a week's author or co-author) is an author or co-author of
+    a PR cited in the same clause (in the sentence, when the clause cites none)."""
+    faults = []
+    spans = clauses(c.text)
+    for key, rx in f.people.items():
+        for m in rx.finditer(c.text):
+            a, b = next(((x, y) for x, y in spans if x <= m.start() < y), (0, len(c.text)))
+            prs = [n for n, _ in pr_refs(c.text[a:b])] or sorted(c.cited_prs())
+            prs = [n for n in prs if n in f.prs]
+            if prs and not any(key in f.prs[n].people for n in prs):
+                faults.append(f"names {m.group(0)} as the person behind " + ", ".join(f"#{n}" for n in prs)
+                              + ", who is not its author or co-author")
+                break
+    return faults
+
+
+_TITLE_UP = re.compile(r"^(?:\[[^\]]*\]\s*|\w+\([^)]*\):\s*)*(?:add|adds|added|support|supports|enable|enables|"
+                       r"introduce|implement|implements)\b", re.IGNORECASE)
+_TITLE_DOWN = re.compile(r"^(?:\[[^\]]*\]\s*)*(?:remove|removes|drop|drops|disable|disables|deprecate|revert)\b", re.IGNORECASE)
+_SAYS_DOWN = re.compile(r"移除|删除|删去|去掉|关闭|禁用|弃用|下线|\bremov|\bdrop|\bdisabl|\bdeprecat", re.IGNORECASE)
+_SAYS_UP = re.compile(r"新增|添加|支持|启用|开启|\badd|\bsupport|\benabl", re.IGNORECASE)
+_RESULT_UP = re.compile(r"improv|speed-?up|faster|higher|increase|提升|加速|提高", re.IGNORECASE)
+_RESULT_DOWN = re.compile(r"regress|slower|worse|degrad|下降|变慢|退化", re.IGNORECASE)
+_SAYS_WORSE = re.compile(r"下降|变慢|退化|恶化|regress|slower|worse|degrad", re.IGNORECASE)
+_SAYS_BETTER = re.compile(r"提升|加速|提高|改善|improv|speed-?up|faster|higher", re.IGNORECASE)
+
+
+def check_direction(c: Claim, f: Facts, slot: str | None) -> list[str]:
+    """The text about ``#N`` does not turn its direction: an Add/Support/Enable title against
+    移除/关闭/remove/disable (and back), a stated improvement against 下降/slower (and back)."""
+    faults = []
+    for nums, a, b in _groups(c.text):
+        part = c.text[a:b]
+        for n in nums:
+            p = f.prs.get(n)
+            if p is None:
+                continue
+            if _TITLE_UP.search(p.title) and _SAYS_DOWN.search(part) and not _SAYS_UP.search(part):
+                faults.append(f"says #{n} removes or turns off what its title adds or turns on")
+            elif _TITLE_DOWN.search(p.title) and _SAYS_UP.search(part) and not _SAYS_DOWN.search(part):
+                faults.append(f"says #{n} adds or turns on what its title removes or turns off")
+            results = p.texts
+            if _RESULT_UP.search(results) and _SAYS_WORSE.search(part) and not _RESULT_DOWN.search(results):
+                faults.append(f"says #{n} made things worse, but its stated result is an improvement")
+            elif _RESULT_DOWN.search(results) and _SAYS_BETTER.search(part) and not _RESULT_UP.search(results):
+                faults.append(f"says #{n} made things better, but its stated result is a regression")
+    return faults
+
+
+# --- language ----------------------------------------------------------------------------------
+
+_WORD = re.compile(r"(?<![A-Za-z0-9_\-])[a-z]{3,}(?![A-Za-z0-9_\-])")
+
+
+def check_language(c: Claim, f: Facts, slot: str | None) -> list[str]:
+    """The sentence is in the digest's language, identifiers aside: a zh sentence has CJK text and
+    fewer plain English words (lower-case, three letters or more, not in a cited PR's title) than
+    half its CJK characters, at most 2 when it has few; an en sentence has no CJK outside PR titles."""
+    titles = " ".join(f.prs[n].title for n in c.cited_prs() if n in f.prs).casefold()
+    if f.lang == "zh":
+        cjk = len(CJK_CHAR.findall(c.text))
+        words = [w for w in _WORD.findall(c.text) if w not in titles]
+        if cjk == 0 or len(words) > max(2, cjk // 2):
+            return ["is not written in Chinese (the digest's language)"]
+        return []
+    text = c.text
+    for n in c.cited_prs():
+        if n in f.prs:
+            text = text.replace(f.prs[n].title, " ")
+    return ["is not written in English (the digest's language)"] if CJK_CHAR.search(text) else []
+
+
+CHECKS: dict[str, Check] = {
+    "length": check_length,
+    "markup": check_markup,
+    "known_prs": check_known_prs,
+    "slot_prs": check_slot_prs,
+    "numbers": check_numbers,
+    "versions": check_versions,
+    "dates": check_dates,
+    "relations": check_relations,
+    "people": check_people,
+    "direction": check_direction,
+    "foreign_identifiers": check_foreign_identifiers,
+    "language": check_language,
+}
+"""Every check by name, in the order they run."""
+
+
+def check_claim(c: Claim, f: Facts, slot: str | None = None, checks: Sequence[str] | None = None) -> list[str]:
+    """Faults of one sentence (empty when it may be used): every check of :data:`CHECKS` (or the named ones)."""
+    if not c.text.strip():
+        return ["is empty"]
+    return [fault for name in (checks or CHECKS) for fault in CHECKS[name](c, f, slot)]
