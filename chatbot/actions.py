@@ -33,6 +33,7 @@ from chatbot.cards import Action, Actions, Block, Button, Card, message_card
 from chatbot.errors import InputError
 from chatbot.i18n import tr
 from chatbot.intent import QueryBase
+from chatbot.json_input import read_json
 from chatbot.intents.module import ModuleQuery
 from chatbot.intents.risks import RisksQuery
 from chatbot.intents.subscriptions import SubscribeQuery, UnsubscribeQuery
@@ -75,9 +76,9 @@ def encode(value: ActionValue) -> str:
 def decode(raw: str) -> ActionValue | None:
     """The :class:`ActionValue` in an untrusted ``Action.value``; None when it is not one."""
     try:
-        data = json.loads(raw) if raw else {}
+        data = read_json(raw, source="button value", max_bytes=len(raw)) if raw else {}
         return ActionValue.model_validate(data) if isinstance(data, dict) else None
-    except (ValueError, ValidationError, RecursionError):
+    except (InputError, ValidationError):
         return None
 
 

@@ -328,7 +328,10 @@ def create_web_app(bot: Bot, chat_app: Any = None) -> Any:
     (the Slack and Feishu endpoints of :func:`prhub.web.create_app`)."""
     from flask import Flask, Response
 
+    from prhub.guard import FLASK_CONFIG, RequestGuard
+
     app = Flask("prhub", static_folder=None)
+    app.config.update(FLASK_CONFIG)
 
     @app.get("/healthz")
     def healthz() -> Response:
@@ -350,16 +353,15 @@ def create_web_app(bot: Bot, chat_app: Any = None) -> Any:
             extra.append(f"prhub_destination_unsent{label_set(repo=repo, week=week, destination=dest)} 1")
         return Response(bot.metrics.render(extra), content_type="text/plain; version=0.0.4; charset=utf-8")
 
-    if chat_app is not None:
-        own = app.wsgi_app
+    own = RequestGuard(app.wsgi_app)  # nosniff, one-line JSON errors (the chat app has its own guard)
 
-        def route(environ: dict[str, Any], start_response: Callable[..., Any]) -> Any:
-            path = environ.get("PATH_INFO", "")
-            if path in ("/healthz", "/metrics"):
-                return own(environ, start_response)
-            return chat_app(environ, start_response)
+    def route(environ: dict[str, Any], start_response: Callable[..., Any]) -> Any:
+        path = environ.get("PATH_INFO", "")
+        if chat_app is None or path in ("/healthz", "/metrics"):
+            return own(environ, start_response)
+        return chat_app(environ, start_response)
 
-        app.wsgi_app = route  # type: ignore[method-assign]
+    app.wsgi_app = route  # type: ignore[method-assign]
     return app
 
 

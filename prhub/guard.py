@@ -6,7 +6,11 @@
   longer. waitress gets the same limit (``max_request_body_size``), so it never buffers more.
 - **Refused requests log one line each**, without body or traceback, at most ``burst`` lines per
   ``window`` seconds (then one line counting the lines left out), so a flood cannot fill the disk.
-- **No traceback page**: an exception escaping the app is one log line and a plain 500.
+- **No traceback page**: an exception escaping the app is one log line with its class and a JSON
+  500; an error status (4xx/5xx) the app answers with an HTML page of its own (Flask's 404/405) is
+  answered ``{"error": "<reason>"}`` instead (plain-text answers are kept), so every error a client sees is JSON (issue 20). The
+  Flask apps behind it set :data:`FLASK_CONFIG` (``PROPAGATE_EXCEPTIONS``) so that their
+  exceptions reach the guard instead of Flask's HTML page and traceback log.
 - Every response carries ``X-Content-Type-Options: nosniff``.
 - :func:`quiet_sdk_loggers`: slack_bolt logs a whole request body at INFO for every badly
   signed request and lark-oapi an ERROR traceback for every forged one; their loggers are set to
@@ -24,6 +28,7 @@
 from __future__ import annotations
 
 import io
+import json
 import logging
 import threading
 import time
@@ -87,13 +92,24 @@ _REASONS = {400: "Bad Request", 401: "Unauthorized", 403: "Forbidden", 404: "Not
             503: "Service Unavailable"}
 
 
-def plain(start_response: Callable[..., Any], status: int, text: str, headers: Iterable[tuple[str, str]] = ()) -> list[bytes]:
-    """Answer ``status`` with a one-line plain-text body (``text``)."""
-    body = (text + "\n").encode("utf-8")
+FLASK_CONFIG = {"PROPAGATE_EXCEPTIONS": True}
+"""Config of every Flask app behind the guard: an exception propagates to :class:`RequestGuard`
+(one log line, a JSON 500) instead of Flask's traceback log and HTML page."""
+
+
+def answer(start_response: Callable[..., Any], status: int, text: str, headers: Iterable[tuple[str, str]] = ()) -> list[bytes]:
+    """Answer ``status`` with a one-line JSON body ``{"error": text}``."""
+    body = (json.dumps({"error": text}, ensure_ascii=False) + "\n").encode("utf-8")
     start_response(f"{status} {_REASONS.get(status, 'Error')}",
-                   [("Content-Type", "text/plain; charset=utf-8"), ("Content-Length", str(len(body))),
+                   [("Content-Type", "application/json"), ("Content-Length", str(len(body))),
                     ("X-Content-Type-Options", "nosniff"), *headers])
     return [body]
+
+
+def _close(body: Iterable[bytes]) -> None:
+    close = getattr(body, "close", None)
+    if close is not None:
+        close()
 
 
 class RequestGuard:
@@ -119,37 +135,56 @@ class RequestGuard:
         if raw_length:
             if not raw_length.isdigit():
                 self.refusals.refused(method, path, 400, "bad Content-Length", peer)
-                return plain(start_response, 400, "bad Content-Length")
+                return answer(start_response, 400, "bad Content-Length")
             if int(raw_length) > self.max_bytes:
                 self.refusals.refused(method, path, 413, f"body of {int(raw_length)} bytes over the limit", peer)
-                return plain(start_response, 413, f"request body over {self.max_bytes} bytes",
+                return answer(start_response, 413, f"request body over {self.max_bytes} bytes",
                              [("Connection", "close")])
         elif "chunked" in str(environ.get("HTTP_TRANSFER_ENCODING", "")).lower():
             stream = environ.get("wsgi.input")
             data = stream.read(self.max_bytes + 1) if stream is not None else b""
             if len(data) > self.max_bytes:
                 self.refusals.refused(method, path, 413, "chunked body over the limit", peer)
-                return plain(start_response, 413, f"request body over {self.max_bytes} bytes",
+                return answer(start_response, 413, f"request body over {self.max_bytes} bytes",
                              [("Connection", "close")])
             environ["wsgi.input"] = io.BytesIO(data)
             environ["CONTENT_LENGTH"] = str(len(data))
 
+        held: list[str] = []
+        started = False
+        calling = True
+
         def watching(status: str, headers: list[tuple[str, str]], exc_info: Any = None) -> Any:
+            nonlocal started
             code = int(status.split(" ", 1)[0]) if status[:3].isdigit() else 0
             if code >= 400 and code != 404:
                 self.refusals.refused(method, path, code, status[4:] or "refused", peer)
             if not any(k.lower() == "x-content-type-options" for k, _ in headers):
                 headers = [*headers, ("X-Content-Type-Options", "nosniff")]
+            if code >= 400 and calling and not started and _is_page(headers):
+                held.append(status)  # answered as JSON when the app returns (its own page dropped)
+                return lambda _data: None
+            started = True
             return start_response(status, headers, exc_info) if exc_info is not None else start_response(status, headers)
 
         _serving.active = True
         try:
-            return self.app(environ, watching)
+            body = self.app(environ, watching)
+            calling = False
+            if held:
+                _close(body)
+                code = int(held[-1][:3])
+                return answer(start_response, code, held[-1][4:].strip() or _REASONS.get(code, "error"))
+            return body
         except Exception as exc:  # noqa: BLE001 - one line, never a traceback page
             log.error("%s %s: %s: %s", method[:10], _clip(path, 100), type(exc).__name__, _clip(str(exc), 200))
-            return plain(start_response, 500, "internal error", [("Connection", "close")])
+            return answer(start_response, 500, "internal error", [("Connection", "close")])
         finally:
             _serving.active = False
+
+
+def _is_page(headers: Iterable[tuple[str, str]]) -> bool:
+    return any(k.lower() == "content-type" and "html" in v.lower() for k, v in headers)
 
 
 class _OneLine(logging.Filter):

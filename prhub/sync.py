@@ -30,6 +30,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from chatbot.errors import InputError
+from chatbot.json_input import read_json
 from chatbot.models import PullRequest
 from chatbot.ports import Clock
 from chatbot.weeks import IsoWeek, load_zone
@@ -290,9 +291,10 @@ def create_webhook_app(secret: str, repos: Collection[str], on_merged: Callable[
     """
     from flask import Flask, Response, request
 
-    from prhub.guard import RequestGuard
+    from prhub.guard import FLASK_CONFIG, RequestGuard
 
     app = Flask("prhub.github")
+    app.config.update(FLASK_CONFIG)
     known = {r.casefold(): r for r in repos}
 
     def reply(status: int, body: dict[str, Any]) -> Response:
@@ -312,9 +314,9 @@ def create_webhook_app(secret: str, repos: Collection[str], on_merged: Callable[
         if event == "ping":
             return reply(200, {"ok": True})
         try:
-            payload = json.loads(body)
-        except ValueError:
-            return reply(400, {"error": "not JSON"})
+            payload = read_json(body, source="webhook body", max_bytes=WEBHOOK_MAX_BYTES)
+        except InputError as exc:
+            return reply(400, {"error": exc.user_message})
         if not isinstance(payload, dict):
             return reply(400, {"error": "not a JSON object"})
         if event != "pull_request" or payload.get("action") != "closed":

@@ -14,7 +14,6 @@ from __future__ import annotations
 import gzip
 import hashlib
 import io
-import json
 import pickle
 import sys
 import zlib
@@ -27,7 +26,15 @@ from typing import Any
 from pydantic import TypeAdapter, ValidationError
 
 from chatbot.errors import InputError
+from chatbot.json_input import MAX_DEPTH, JsonDepthError, read_json
 from chatbot.models import PullRequest
+
+MAX_FILE_BYTES = 512 * 1024 * 1024
+"""The largest export read whole (``prhub digest -i``; decompressed size for ``.gz``): 512 MiB, over
+a thousand weeks of the threads export (a week of vLLM is 0.4 MB)."""
+MAX_RECORD_BYTES = 16 * 1024 * 1024
+"""The largest record ``prhub import`` streams (bytes of the file between its start and end, measured to
+the reader's 64 KiB buffer): 16 MiB, 40× the largest PR thread of ../shared/data."""
 
 
 _MISSING = object()
@@ -270,29 +277,32 @@ def _read_errors(name: str) -> Iterator[None]:
 
 
 def read_export(path: str, *, stdin: Any = None) -> Any:
-    """Read and decode one export: a path (``.gz`` decompressed) or ``-`` for standard input.
+    """Read and decode one export: a path (``.gz`` decompressed) or ``-`` for standard input, with
+    :func:`chatbot.json_input.read_json` (at most :data:`MAX_DEPTH` levels deep and
+    :data:`MAX_FILE_BYTES` long, decompressed).
 
     Raises:
-        InputError: unreadable, not gzip when named ``.gz``, or not JSON (with line and column).
+        InputError: unreadable, too large, not gzip when named ``.gz``, nested too deep, or not JSON
+            (with line and column).
     """
     name = "<stdin>" if path == "-" else path
     with _read_errors(name):
         if path == "-":
             stream = stdin if stdin is not None else sys.stdin.buffer
-            raw = stream.read()
+            raw = stream.read(MAX_FILE_BYTES + 1)
         else:
-            raw = Path(path).read_bytes()
+            with open(path, "rb") as f:
+                raw = f.read(MAX_FILE_BYTES + 1)
     if path.endswith(".gz") or raw[:2] == b"\x1f\x8b":
         try:
-            raw = gzip.decompress(raw)
+            with gzip.GzipFile(fileobj=io.BytesIO(raw), mode="rb") as gz:
+                raw = gz.read(MAX_FILE_BYTES + 1)
         except (EOFError, OSError, zlib.error):
             raise InputError(f"{name}: not a valid gzip file") from None
-    try:
-        return json.loads(raw)
-    except UnicodeDecodeError:
-        raise InputError(f"{name}: not UTF-8 JSON") from None
-    except json.JSONDecodeError as exc:
-        raise InputError(f"{name}: not valid JSON (line {exc.lineno}, column {exc.colno}): {exc.msg}") from None
+    if len(raw) > MAX_FILE_BYTES:
+        raise InputError(f"{name}: over {MAX_FILE_BYTES // 2**20} MiB of JSON: split it into weeks "
+                         "(one file per --input) or use prhub import, which streams")
+    return read_json(raw, source=name, max_bytes=MAX_FILE_BYTES, hint="pass a PR export (gh pr list --json ...)")
 
 
 IMPORT_FORMAT = "prhub-ghjson-1"
@@ -336,16 +346,56 @@ def _open_stream(path: str, stdin: Any) -> Any:
     return raw
 
 
+class _CountingReader:
+    """A binary stream that counts the bytes read from it (:func:`iter_export`'s record size guard)."""
+
+    def __init__(self, stream: Any) -> None:
+        self.stream = stream
+        self.count = 0
+
+    def read(self, n: int = -1) -> bytes:
+        data: bytes = self.stream.read(n)
+        self.count += len(data)
+        return data
+
+
+def _guarded(events: Iterator[tuple[str, Any]], counter: _CountingReader, name: str) -> Iterator[tuple[str, Any]]:
+    """ijson's basic events, refused past :data:`MAX_DEPTH` levels of nesting or when one top-level
+    record spans over :data:`MAX_RECORD_BYTES`. Building prefixes for events nested thousands deep
+    cost memory in the square of the depth (issue 20: 200 KB of ``[`` took 21 GB), so the check runs
+    on the basic events before ijson builds any prefix."""
+    depth = 0
+    record = -1
+    start = 0
+    for ev in events:
+        kind = ev[0]
+        if kind == "start_map" or kind == "start_array":
+            depth += 1
+            if depth == 2:
+                record, start = record + 1, counter.count
+            elif depth > MAX_DEPTH:
+                raise JsonDepthError(f"{name}: record {record} is nested deeper than {MAX_DEPTH} levels: "
+                                     "not a PR export (gh pr list --json ...)")
+        elif kind == "end_map" or kind == "end_array":
+            depth -= 1
+        if depth >= 2 and counter.count - start > MAX_RECORD_BYTES:
+            raise InputError(f"{name}: record {record} is over {MAX_RECORD_BYTES // 2**20} MiB: "
+                             "not a PR export (gh pr list --json ...)")
+        yield ev
+
+
 def iter_export(path: str, *, stdin: Any = None) -> Iterator[Any]:
     """The raw records of one export (a JSON array), one at a time, without holding the file in memory
-    (``ijson`` over the file or gzip stream): peak memory does not grow with the file.
+    (``ijson`` over the file or gzip stream): peak memory does not grow with the file, and a record
+    nested deeper than :data:`MAX_DEPTH` levels or longer than :data:`MAX_RECORD_BYTES` is refused
+    when reached (:func:`_guarded`).
 
     Records are what ``json.loads`` would give (ints stay ints, other numbers are floats).
 
     Raises:
-        InputError: as :func:`read_export` (unreadable, bad gzip, not JSON, not an array); the
-            message of a JSON syntax error names its line and column. Raised when the bad part is
-            reached: records before it have been yielded.
+        InputError: as :func:`read_export` (unreadable, bad gzip, not JSON, not an array, too deep, a
+            record too large); the message of a JSON syntax error names its line and column. Raised
+            when the bad part is reached: records before it have been yielded.
     """
     import ijson
 
@@ -362,8 +412,10 @@ def iter_export(path: str, *, stdin: Any = None) -> Iterator[Any]:
                 raise InputError(f"{name}: expected a JSON array of PR records (gh pr list --json ...)")
             parse_records(read_export(path), name)  # raises the exact error (not an array, bad JSON)
             raise InputError(f"{name}: expected a JSON array of PR records (gh pr list --json ...)")
+        counter = _CountingReader(stream)
         try:
-            yield from ijson.items(stream, "item", use_float=True)
+            events = _guarded(ijson.basic_parse(counter, use_float=True), counter, name)
+            yield from ijson.items(ijson.parse(events), "item")
         except ijson.JSONError as exc:
             if path != "-":
                 read_export(path)  # raises the message with line and column

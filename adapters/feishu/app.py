@@ -30,7 +30,6 @@ import base64
 import binascii
 import hashlib
 import hmac
-import json
 import logging
 import threading
 import time
@@ -45,9 +44,10 @@ from adapters.feishu.cards import cards_to_feishu
 from adapters.feishu.delivery import FeishuDelivery, feishu_uuid
 from adapters.feishu.inbound import DIRECT_CHAT_TYPE, Mention, event_key, message_text, strip_mentions
 from chatbot.cards import Action
-from chatbot.errors import DeliveryError, PrhubError
+from chatbot.errors import DeliveryError, InputError, PrhubError
 from chatbot.i18n import tr
 from chatbot.inbound import ChatService, InboundMessage
+from chatbot.json_input import read_json
 
 log = logging.getLogger(__name__)
 
@@ -234,10 +234,11 @@ class FeishuDispatcher:
         """The callback's JSON object (decrypted when it is ``{"encrypt": ...}``), or None when it does
         not parse or decrypt."""
         try:
-            body = json.loads(raw.decode("utf-8"))
+            body = read_json(raw, source="feishu callback", max_bytes=len(raw))
             if isinstance(body, dict) and isinstance(body.get("encrypt"), str) and self._key:
-                body = json.loads(decrypt(self._key, body["encrypt"]))
-        except (UnicodeDecodeError, ValueError, RecursionError):
+                plain = decrypt(self._key, body["encrypt"])
+                body = read_json(plain, source="feishu callback", max_bytes=len(plain))
+        except (InputError, ValueError):
             return None
         return body if isinstance(body, dict) else None
 
@@ -330,6 +331,7 @@ def create_feishu_wsgi(dispatcher: FeishuDispatcher, *, encrypt_key: str,
     if not encrypt_key:
         raise ValueError("the Feishu HTTP endpoint needs FEISHU_ENCRYPT_KEY: Feishu signs callbacks only with it")
     flask_app = Flask("prhub.feishu", static_folder=None)
+    flask_app.config["PROPAGATE_EXCEPTIONS"] = True  # exceptions reach prhub.guard.RequestGuard (one line, JSON 500), not an HTML page
 
     def endpoint() -> Response:
         raw = request.get_data(cache=True)

@@ -9,12 +9,14 @@ then resolves them through the ``mentions`` array (is one of them the bot?) and 
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Collection, Sequence
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict
+
+from chatbot.errors import InputError
+from chatbot.json_input import read_json
 
 DIRECT_CHAT_TYPE = "p2p"
 """``message.chat_type`` of a one-to-one chat with the bot (groups are ``group``)."""
@@ -63,8 +65,8 @@ def message_text(message_type: str, content: str) -> str:
     """The text of a ``text`` or ``post`` message's ``content`` JSON string; ``""`` for other types
     or content that is not a JSON object (never raises on bad content)."""
     try:
-        data = json.loads(content)
-    except (ValueError, TypeError):
+        data = read_json(content, source="message content", max_bytes=len(content))
+    except (InputError, TypeError):
         return ""
     if not isinstance(data, dict):
         return ""

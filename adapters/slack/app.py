@@ -47,9 +47,10 @@ from adapters.slack.delivery import delivery_error, web_client
 from adapters.slack.home import SlackHome
 from adapters.slack.inbound import action_inbound, action_of, command_inbound, message_inbound
 from chatbot.cards import Card
-from chatbot.errors import PrhubError
+from chatbot.errors import InputError, PrhubError
 from chatbot.i18n import tr
 from chatbot.inbound import ChatService
+from chatbot.json_input import MAX_DEPTH, JsonDepthError, read_json
 
 log = logging.getLogger(__name__)
 
@@ -259,11 +260,11 @@ def malformed(raw: bytes, content_type: str) -> str | None:
     try:
         text = raw.decode("utf-8")
         if "application/json" in content_type:
-            data = json.loads(text)
+            data = read_json(raw, source="body", max_bytes=len(raw))
             return _not_objects(data, "JSON body") if isinstance(data, dict) else "JSON body is not an object"
         form = parse_qs(text, keep_blank_values=True, strict_parsing=False, max_num_fields=1000)
         if "payload" in form:
-            payload = json.loads(form["payload"][0])
+            payload = read_json(form["payload"][0], source="payload", max_bytes=len(raw))
             if not isinstance(payload, dict):
                 return "payload is not a JSON object"
             why = _not_objects(payload, "payload")
@@ -273,7 +274,9 @@ def malformed(raw: bytes, content_type: str) -> str | None:
             if actions is not None and not (isinstance(actions, list) and all(isinstance(a, dict) for a in actions)):
                 return "payload actions is not a list of objects"
         return None
-    except (UnicodeDecodeError, ValueError, RecursionError) as exc:
+    except JsonDepthError:
+        return f"body nests deeper than {MAX_DEPTH} levels"
+    except (UnicodeDecodeError, ValueError, InputError) as exc:
         return f"body does not parse ({type(exc).__name__})"
 
 
@@ -301,6 +304,7 @@ def create_slack_wsgi(app: App, *, clock: Callable[[], float] = time.time) -> Fl
     parser that would make it answer 500.
     """
     flask_app = Flask("prhub.slack", static_folder=None)
+    flask_app.config["PROPAGATE_EXCEPTIONS"] = True  # exceptions reach prhub.guard.RequestGuard (one line, JSON 500), not an HTML page
     handler = SlackRequestHandler(app)
     secret = app._signing_secret
 

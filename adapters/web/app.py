@@ -129,6 +129,7 @@ def create_app(provider: ReportProvider, *, default_lang: str = "en", cache_size
         rendering errors 503 with the error's one-line ``user_message``.
     """
     app = Flask("prhub-reports", static_folder=None)
+    app.config["PROPAGATE_EXCEPTIONS"] = True  # exceptions reach prhub.guard.RequestGuard (one line, JSON 500), not an HTML page
     cache = _Cache(cache_size)
 
     def lang() -> str:
