@@ -77,6 +77,30 @@ def head_revision() -> str:
     return head
 
 
+def shipped_head() -> str:
+    """The newest revision shipped with this prhub without loading Alembic: the stem of the newest
+    ``NNNN_name.py`` in ``migrations/versions`` (each revision's id is its file's stem and each chains
+    to the one before it; ``test_store_migrations`` pins this to Alembic's own :func:`head_revision`)."""
+    stems = sorted(p.stem for p in (MIGRATIONS_DIR / "versions").glob("[0-9][0-9][0-9][0-9]_*.py"))
+    return stems[-1]
+
+
+def _schema_version(conn: Connection) -> str | None:
+    """The store's ``alembic_version`` (None: no such table, e.g. a fresh database, or not one row).
+    A failed read leaves ``conn``'s transaction aborted on PostgreSQL: close ``conn`` after it.
+
+    Raises:
+        sqlalchemy.exc.DBAPIError: the connection itself failed (the server went away).
+    """
+    try:
+        rows = list(conn.execute(text("SELECT version_num FROM alembic_version")).scalars())
+    except DBAPIError as exc:
+        if exc.connection_invalidated:
+            raise
+        return None
+    return str(rows[0]) if len(rows) == 1 else None
+
+
 def _sqlite_wal(engine: Engine) -> None:
     """Every SQLite connection in WAL mode with ``synchronous=NORMAL``: readers never wait for the
     writer and a commit is not an fsync (WAL stays durable across a process crash; a power loss
@@ -166,7 +190,9 @@ class SqlStore:
 
     @classmethod
     def open(cls, url: str, *, clock: Clock, migrate: bool = True) -> SqlStore:
-        """Connect to ``url`` and upgrade its schema to the newest revision (Alembic ``upgrade head``).
+        """Connect to ``url`` and upgrade its schema to the newest revision (Alembic ``upgrade head``);
+        a store already at head (its ``alembic_version`` is :func:`shipped_head`) opens without
+        loading Alembic at all.
 
         Args:
             clock: the clock that stamps ``created_at`` of subscriptions and cached summaries
@@ -212,8 +238,8 @@ class SqlStore:
         try:
             with store._errors("opening"):
                 with engine.connect() as conn:
-                    conn.execute(text("SELECT 1"))
-            if migrate:
+                    version = _schema_version(conn)
+            if migrate and version != shipped_head():  # at head: no Alembic (~15% of a no-op fetch)
                 store._upgrade()
         except BaseException:
             engine.dispose()

@@ -1,6 +1,12 @@
-"""Alembic: a fresh database is upgraded to head on open; the models match the migrations."""
+"""Alembic: a fresh database is upgraded to head on open, one at head opens without Alembic; the models
+match the migrations."""
 
 from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 from alembic import command
@@ -13,7 +19,7 @@ from adapters.storage import BASELINE_REVISION, SqlStore, StoreError
 
 from prhub.clock import SYSTEM_CLOCK
 from adapters.storage.schema import Base
-from adapters.storage.store import alembic_config, head_revision
+from adapters.storage.store import alembic_config, head_revision, shipped_head
 
 
 def version(store: SqlStore) -> list[str]:
@@ -89,3 +95,47 @@ def test_offline_sql_script(tmp_path, capsys):
     assert "CREATE TABLE pull_requests" in sql and "CREATE TABLE week_fetches" in sql
     assert "INSERT INTO alembic_version (version_num) VALUES ('0001_baseline')" in sql
     assert not (tmp_path / "unused.db").exists()
+
+
+def test_shipped_head_is_alembics_head_and_each_id_is_its_file_stem():
+    """The open path's version check (:func:`shipped_head`) reads file names, not Alembic: it holds
+    only while every revision's id is its file's stem and the newest file is the one head."""
+    script = ScriptDirectory.from_config(alembic_config())
+    for rev in script.walk_revisions():
+        assert rev.path is not None and rev.revision == Path(rev.path).stem
+    assert shipped_head() == head_revision() == script.get_current_head()
+
+
+OPEN_AND_REPORT = """
+import sys
+from adapters.storage import SqlStore
+from prhub.clock import SYSTEM_CLOCK
+SqlStore.open(sys.argv[1], clock=SYSTEM_CLOCK).close()
+print("alembic" in sys.modules)
+"""
+
+
+def _opened_with_alembic(url: str) -> bool:
+    """Open ``url`` in a fresh interpreter: whether Alembic was loaded (i.e. an upgrade ran)."""
+    root = Path(__file__).resolve().parents[3]
+    out = subprocess.run([sys.executable, "-c", OPEN_AND_REPORT, url], cwd=root, capture_output=True, text=True,
+                         check=True, env={**os.environ, "PYTHONPATH": str(root)})
+    return out.stdout.strip().splitlines()[-1] == "True"
+
+
+def test_a_store_at_head_opens_without_alembic(db_url):
+    assert _opened_with_alembic(db_url)  # fresh: migrated
+    assert not _opened_with_alembic(db_url)  # at head: one SELECT, no Alembic
+
+
+def test_a_store_one_revision_behind_is_upgraded(db_url):
+    script = ScriptDirectory.from_config(alembic_config())
+    previous = script.get_revision(head_revision()).down_revision
+    assert isinstance(previous, str)
+    with SqlStore.open(db_url, clock=SYSTEM_CLOCK) as store:
+        with store.engine.begin() as conn:
+            command.downgrade(alembic_config(conn), previous)
+        assert version(store) == [previous]
+    assert _opened_with_alembic(db_url)
+    with SqlStore.open(db_url, migrate=False, clock=SYSTEM_CLOCK) as store:
+        assert version(store) == [head_revision()]
