@@ -6,12 +6,15 @@ fresh SQLite store and one repository scheduled (no catch-up run at start). The 
 (user + system, from ``/proc/PID/stat``) is read the moment ``/healthz`` first answers; its resident
 memory (``VmRSS``) after 3 s idle. Then the same with the Feishu long connection
 (``PRHUB_FEISHU_MODE=long``, lark-oapi's ws client, against the fake long-connection server), which
-is reported separately. Also ``import prhub.cli`` (CPU seconds, in a fresh interpreter).
+is reported separately. Also ``import prhub.cli`` (CPU seconds, in a fresh interpreter) and a no-op
+``prhub fetch`` (a week already final in the store: 0 requests to the fake GitHub; CPU of the child
+from ``wait4``; ``--profile`` prints its cProfile).
 
-Usage: python benchmarks/startup.py [--runs N] [--quick]   (Linux: reads /proc)
+Usage: python benchmarks/startup.py [--runs N] [--quick] [--profile]   (Linux: reads /proc)
 (``--quick``: the CI smoke run, one start over HTTP, no long connection.)
 Last lines: ``ready_cpu_seconds: X``, ``idle_rss_mib: Y``, ``long_connection_ready_cpu_seconds: ...``,
-``long_connection_idle_rss_mib: ...``, ``import_cli_cpu_seconds: Z`` (targets: X <= 2, Y < 150, Z <= 0.25),
+``long_connection_idle_rss_mib: ...``, ``import_cli_cpu_seconds: Z``, ``noop_fetch_cpu_seconds: F``
+(targets: X <= 2, Y < 150, Z <= 0.25, F <= 1.5),
 each CPU figure also in yardsticks, and ``yardstick_json_loads_ms: ...`` (:mod:`benchmarks.yardstick`).
 """
 
@@ -91,10 +94,47 @@ def import_cli_cpu() -> float:
     return float(out.stdout.strip())
 
 
+def noop_fetch(tmp: Path, runs: int, profile: bool) -> list[float]:
+    """CPU seconds (user + system, ``os.wait4`` of the child) of ``prhub fetch`` of a week already final
+    in the store (0 requests: the store's open path, the CLI and reading the week back), against the
+    fake GitHub; ``profile``: one more run under cProfile, its top 30 to stderr. Empty without
+    ../shared (the fake GitHub serves its data)."""
+    from tests.fakes.github_server import VLLM_DIR, FakeGitHub, load_schema
+
+    if load_schema() is None or not (VLLM_DIR / "2026-W20.json").exists():
+        print("no-op fetch: skipped (needs ../shared/data)")
+        return []
+    out: list[float] = []
+    with FakeGitHub(token="bench-token") as fake:
+        env = {**os.environ, "GITHUB_TOKEN": "bench-token", "GITHUB_API_URL": fake.base_url, "PYTHONPATH": str(ROOT)}
+        env.pop("PRHUB_DATABASE_URL", None)
+        cmd = ["-m", "prhub", "fetch", "--repo", "vllm-project/vllm", "--from", "2026-W20", "--db", f"sqlite:///{tmp}/fetch.db"]
+        subprocess.run([sys.executable, *cmd], env=env, cwd=ROOT, check=True, capture_output=True)  # the week, now final
+        before = fake.requests
+        for _ in range(runs):
+            child = subprocess.Popen([sys.executable, *cmd], env=env, cwd=ROOT, stdout=subprocess.DEVNULL,
+                                     stderr=subprocess.DEVNULL)
+            _, status, usage = os.wait4(child.pid, 0)
+            if status != 0:
+                raise SystemExit(f"prhub fetch exited with status {status}")
+            out.append(usage.ru_utime + usage.ru_stime)
+        if fake.requests != before:
+            raise SystemExit(f"the no-op fetch sent {fake.requests - before} requests")
+        if profile:
+            prof = Path(tmp) / "fetch.prof"
+            subprocess.run([sys.executable, "-m", "cProfile", "-o", str(prof), *cmd], env=env, cwd=ROOT, check=True,
+                           capture_output=True)
+            import pstats
+
+            pstats.Stats(str(prof), stream=sys.stderr).sort_stats("cumulative").print_stats(30)
+    return out
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--runs", type=int, default=3, help="starts per mode; the median is printed (default 3)")
     ap.add_argument("--quick", action="store_true", help="CI smoke run: one start over HTTP, no long connection")
+    ap.add_argument("--profile", action="store_true", help="cProfile one no-op prhub fetch (top 30 to stderr)")
     args = ap.parse_args()
     runs = 1 if args.quick else max(1, args.runs)
     yard = yardstick()
@@ -119,6 +159,7 @@ def main() -> int:
         if long:
             print("serve, Slack over HTTP + Feishu long connection: "
                   + "; ".join(f"{c:.2f} s CPU ({w:.1f} s wall), {r:.0f} MiB" for c, w, r in long))
+        fetches = noop_fetch(Path(tmp), runs, args.profile)
     imports = [import_cli_cpu() for _ in range(runs)]
     ready = median([c for c, _, _ in http])
     print(f"ready_cpu_seconds: {ready:.2f} ({ready / yard:.0f}x yardstick)")
@@ -128,6 +169,9 @@ def main() -> int:
         print(f"long_connection_ready_cpu_seconds: {lc:.2f} ({lc / yard:.0f}x yardstick)")
         print(f"long_connection_idle_rss_mib: {median([r for _, _, r in long]):.0f}")
     print(f"import_cli_cpu_seconds: {median(imports):.3f} ({median(imports) / yard:.0f}x yardstick)")
+    if fetches:
+        nf = median(fetches)
+        print(f"noop_fetch_cpu_seconds: {nf:.2f} ({nf / yard:.0f}x yardstick; runs {', '.join(f'{f:.2f}' for f in fetches)})")
     print(yardstick_line(yard))
     return 0
 
