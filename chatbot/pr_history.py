@@ -1,6 +1,7 @@
 """The stored history chat answers may read beyond one week's digest: how far back it goes, the week
-a PR number was merged in, the authors merged before a week, and the raw PRs of a window (their
-changed paths). A port (:class:`PRHistory`) with two implementations: :class:`ListHistory` over a
+a PR number was merged in, the authors merged before a week, the raw PRs of a window (their
+changed paths) and the titles of a window (:class:`PRTitle`: what revert matching reads, without
+the cost of whole PRs). A port (:class:`PRHistory`) with two implementations: :class:`ListHistory` over a
 list of PRs (``prhub ask`` from files, tests) and :class:`StoreHistory` over the PR store.
 
 Instants are aware UTC datetimes; windows are half-open ``[start, end)``. Bots (``is_bot`` or a
@@ -11,9 +12,18 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from datetime import datetime
-from typing import Protocol
+from typing import NamedTuple, Protocol
 
 from chatbot.models import PullRequest
+
+
+class PRTitle(NamedTuple):
+    """One stored PR's number, title and merge instant (aware UTC): all that revert matching
+    reads, so a window of them costs a column read instead of validating whole PRs."""
+
+    number: int
+    title: str
+    merged_at: datetime
 
 
 def _human(pr: PullRequest) -> str | None:
@@ -50,6 +60,14 @@ class PRHistory(Protocol):
         """
         ...
 
+    def titles_between(self, start: datetime, end: datetime) -> Sequence[PRTitle]:
+        """Number, title and merge instant of the stored PRs merged in ``[start, end)``, in number order.
+
+        Raises:
+            chatbot.errors.PrhubError: the store cannot answer.
+        """
+        ...
+
 
 class ListHistory:
     """:class:`PRHistory` over a list of PRs (any weeks; a number seen twice keeps the last)."""
@@ -80,6 +98,10 @@ class ListHistory:
         """See :meth:`PRHistory.merged_between`."""
         return [p for p in self._prs if start <= p.merged_at < end]
 
+    def titles_between(self, start: datetime, end: datetime) -> Sequence[PRTitle]:
+        """See :meth:`PRHistory.titles_between`."""
+        return [PRTitle(p.number, p.title, p.merged_at) for p in self.merged_between(start, end)]
+
 
 class HistoryStore(Protocol):
     """The PR store's history queries (``adapters.storage.SqlStore`` implements them)."""
@@ -102,6 +124,10 @@ class HistoryStore(Protocol):
 
     def merged_between(self, repo: str, start: datetime, end: datetime) -> list[PullRequest]:
         """Stored PRs of ``repo`` merged in ``[start, end)``."""
+        ...
+
+    def titles_between(self, repo: str, start: datetime, end: datetime) -> list[tuple[int, str, datetime]]:
+        """``(number, title, merged_at)`` of ``repo``'s PRs merged in ``[start, end)``, in number order."""
         ...
 
 
@@ -136,3 +162,7 @@ class StoreHistory:
     def merged_between(self, start: datetime, end: datetime) -> Sequence[PullRequest]:
         """See :meth:`PRHistory.merged_between`."""
         return self.store.merged_between(self.repo, start, end)
+
+    def titles_between(self, start: datetime, end: datetime) -> Sequence[PRTitle]:
+        """See :meth:`PRHistory.titles_between` (one query of three columns, no PR body read)."""
+        return [PRTitle(*row) for row in self.store.titles_between(self.repo, start, end)]

@@ -137,6 +137,18 @@ def _migration_lock(conn: Connection) -> None:
         conn.exec_driver_sql("BEGIN EXCLUSIVE")
 
 
+def _in_window(repo: str, start: datetime, end: datetime) -> tuple[Any, ...]:
+    """The WHERE terms of ``repo``'s PRs merged in ``[start, end)`` (the ``(repo, merged_at)`` index).
+
+    Raises:
+        ValueError: a naive datetime.
+    """
+    _check_aware("start", start)
+    _check_aware("end", end)
+    r = PullRequestRow
+    return (r.repo == repo, r.merged_at >= start, r.merged_at < end)
+
+
 def _canonical(data: dict[str, Any]) -> str:
     return json.dumps(data, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
 
@@ -371,19 +383,24 @@ class SqlStore:
             ValueError: a naive datetime.
             StoreError: a database error, or a stored row that no longer validates.
         """
-        _check_aware("start", start)
-        _check_aware("end", end)
-        stmt = (
-            select(PullRequestRow.data)
-            .where(PullRequestRow.repo == repo, PullRequestRow.merged_at >= start, PullRequestRow.merged_at < end)
-            .order_by(PullRequestRow.number)
-        )
+        stmt = select(PullRequestRow.data).where(*_in_window(repo, start, end)).order_by(PullRequestRow.number)
         with self._errors("reading PRs"), self._engine.connect() as conn:
             rows = conn.execute(stmt).scalars().all()
         try:
             return [PullRequest.model_validate(data) for data in rows]
         except ValidationError as exc:
             raise StoreError(f"database {self.url}: a stored PR of {repo} does not validate: {exc.errors()[0]['msg']}") from None
+
+    def titles_between(self, repo: str, start: datetime, end: datetime) -> list[tuple[int, str, datetime]]:
+        """``(number, title, merged_at)`` of ``repo``'s PRs merged in ``[start, end)``, in number order:
+        three columns over the ``(repo, merged_at)`` index, no JSON body parsed (a chat PR lookup's
+        revert search over 56 days read and validated 588 whole PRs, 0.13 s CPU, on every ask).
+        Raises ValueError (a naive datetime) or StoreError (a database error).
+        """
+        r = PullRequestRow
+        stmt = select(r.number, r.title, r.merged_at).where(*_in_window(repo, start, end)).order_by(r.number)
+        with self._errors("reading PRs"), self._engine.connect() as conn:
+            return [(int(n), str(t), m) for n, t, m in conn.execute(stmt).all()]
 
     def pr_by_number(self, repo: str, number: int) -> PullRequest | None:
         """The stored PR ``number`` of ``repo`` (the primary key), None when it is not stored.
@@ -495,11 +512,8 @@ class SqlStore:
             ValueError: a naive datetime.
             StoreError: a database error.
         """
-        _check_aware("start", start)
-        _check_aware("end", end)
         r = PullRequestRow
-        stmt = select(func.count(), func.coalesce(func.sum(r.revision), 0)).where(
-            r.repo == repo, r.merged_at >= start, r.merged_at < end)
+        stmt = select(func.count(), func.coalesce(func.sum(r.revision), 0)).where(*_in_window(repo, start, end))
         with self._errors("reading PRs"), self._engine.connect() as conn:
             count, revisions = conn.execute(stmt).one()
         return f"{int(count)}:{int(revisions)}"

@@ -60,7 +60,7 @@ def _reverts(p: AnalyzedPR, d: DigestText, ctx: AnswerContext) -> int | None:
         return None
     earlier: list[tuple[int, str]] = [(o.number, o.title) for o in d.prs if o.merged_at < p.merged_at]
     if ctx.history is not None:
-        earlier += [(o.number, o.title) for o in ctx.history.merged_between(
+        earlier += [(o.number, o.title) for o in ctx.history.titles_between(
             p.merged_at - timedelta(days=REVERT_SEARCH_DAYS), p.merged_at)]
     return next((n for n, t in sorted(earlier, reverse=True) if n != p.number and t.casefold().startswith(want)), None)
 
@@ -70,7 +70,7 @@ def _reverted_later(p: AnalyzedPR, ctx: AnswerContext) -> int | None:
     number or quoting its title (the digest only sees reverts of its own week)."""
     if ctx.history is None:
         return None
-    for later in sorted(ctx.history.merged_between(p.merged_at, p.merged_at + timedelta(days=REVERT_SEARCH_DAYS)),
+    for later in sorted(ctx.history.titles_between(p.merged_at, p.merged_at + timedelta(days=REVERT_SEARCH_DAYS)),
                         key=lambda o: (o.merged_at, o.number)):
         link = parse_revert(later.title)
         if later.number == p.number or link is None:

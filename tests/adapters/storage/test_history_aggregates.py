@@ -141,3 +141,23 @@ def test_report_pages_show_a_recent_pr_the_sync_completed_without_a_newer_merge(
                                        "additions": 5, "changed_files": 1})
     store.upsert_prs(REPO, [full])
     assert "vllm/v1/worker/gpu_runner.py" in reports.render(REPO, week, "en", "json").decode()
+
+
+def test_titles_between_are_the_window_prs_number_title_and_merge(store):
+    """The PR lookup's revert search reads titles only (issue 20: it validated 588 whole PRs on every
+    ask): the same numbers, titles and instants as the whole PRs, half-open, number order, on both stores."""
+    from chatbot.pr_history import ListHistory, PRTitle, StoreHistory
+
+    prs = six_weeks()
+    store.upsert_prs(REPO, prs)
+    start, end = utc_window("2026-W18")
+    got = StoreHistory(store, REPO).titles_between(start, end)
+    assert got == [PRTitle(p.number, p.title, p.merged_at) for p in store.merged_between(REPO, start, end)]
+    assert got == ListHistory(prs).titles_between(start, end)
+    assert len(got) == sum(start <= p.merged_at < end for p in prs) > 100
+    assert [t.number for t in got] == sorted(t.number for t in got)
+    first = min(p.merged_at for p in prs)
+    at_first = sorted(p.number for p in prs if p.merged_at == first)
+    assert [n for n, _, _ in store.titles_between(REPO, first, first + timedelta(seconds=1))] == at_first
+    assert store.titles_between(REPO, first - timedelta(days=1), first) == []  # end excluded
+    assert store.titles_between("o/other", start, end) == []
