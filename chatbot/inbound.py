@@ -6,7 +6,8 @@ turns the answer :class:`chatbot.cards.Card` into its payload. Everything in bet
 the same for every platform::
 
     filter   direct messages always; group and channel messages only when addressed to the bot
-    claim    the de-dup key in the persistent EventLog (first claim wins; twins and retries lose)
+    claim    the de-dup key in the persistent EventLog (first claim wins; twins and retries lose, but a
+             retry of a message whose reply failed makes its queued reply due at once)
     route    a repository the message names ("risks in owner/name", "owner/name 的风险"), else the
              conversation's repository (its configured destination), else the default (first) one;
              a named repository that is not configured is answered with the configured ones
@@ -14,7 +15,9 @@ the same for every platform::
     catch    a PrhubError shows its safe user_message; anything else an "internal error" card
 
 The filter runs before the claim, so a message that is ignored (a channel message not addressed
-to the bot) never takes the key from its twin that is answered.
+to the bot) never takes the key from its twin that is answered. A message counts as answered only
+when its reply is posted: an adapter whose send fails hands what is left to :meth:`ChatService.reply_failed`,
+which queues it in the :class:`chatbot.outbox.ReplyOutbox` (sent again with backoff, across restarts).
 """
 
 from __future__ import annotations
@@ -32,6 +35,7 @@ from chatbot.errors import PrhubError
 from chatbot.events import EventLog
 from chatbot.i18n import tr
 from chatbot.intent import text_lang
+from chatbot.outbox import ReplyOutbox
 from chatbot.queries import Responder
 from chatbot.repo_mention import find_repo_mention, unknown_repo_card
 from chatbot.subscriptions import PLATFORM_NAME, Requester
@@ -96,13 +100,15 @@ class ChatService:
             is untrusted and the handler validates it. Other ids go to :data:`chatbot.actions.ACTIONS`.
         path_roots: top directories of the repositories' rules globs (``vllm``, ``csrc``): an
             ``owner/name`` starting with one is a path, not a repository (:mod:`chatbot.repo_mention`).
+        outbox: where replies that failed to send are queued (None: a failed reply is only logged).
     """
 
     def __init__(self, *, responders: Sequence[Responder], events: EventLog, clock: Callable[[], datetime],
                  admins: Mapping[str, Collection[str]] | None = None,
                  routes: Mapping[tuple[str, str], str] | None = None,
                  busy: Callable[[], bool] | None = None,
-                 handlers: Mapping[str, ActionHandler] | None = None, path_roots: Collection[str] = ()) -> None:
+                 handlers: Mapping[str, ActionHandler] | None = None, path_roots: Collection[str] = (),
+                 outbox: ReplyOutbox | None = None) -> None:
         if not responders:
             raise ValueError("ChatService needs at least one Responder")
         self.responders = {r.repo.casefold(): r for r in responders}
@@ -114,6 +120,7 @@ class ChatService:
         self.busy = busy or (lambda: False)
         self.handlers = dict(handlers or {})
         self.path_roots = frozenset(path_roots)
+        self.outbox = outbox
 
     @property
     def default_lang(self) -> str:
@@ -162,9 +169,21 @@ class ChatService:
                         msg.where or msg.dedup_key)
             return False
         if msg.dedup_key and not self.events.claim_event(msg.platform, msg.dedup_key, self.clock()):
-            log.info("%s %s: duplicate, ignored", msg.platform, msg.where or msg.dedup_key)
+            if self.outbox is not None and self.outbox.retry_now(msg.platform, msg.dedup_key):
+                log.info("%s %s: retry of a message whose reply failed: sending its reply now", msg.platform,
+                         msg.where or msg.dedup_key)
+            else:
+                log.info("%s %s: duplicate, ignored", msg.platform, msg.where or msg.dedup_key)
             return False
         return True
+
+    def reply_failed(self, msg: InboundMessage, payload: dict[str, object], why: str) -> None:
+        """Queue what is left of the reply to accepted ``msg`` (``payload``, in the adapter's shape) after
+        a failed send (``why``: one line, no secret); without an outbox or a de-dup key it is only logged."""
+        if self.outbox is None or not msg.dedup_key:
+            log.warning("%s %s: reply failed: %s", msg.platform, msg.where, why)
+            return
+        self.outbox.queue(msg.platform, msg.dedup_key, dict(payload), why)
 
     def answered(self, msg: InboundMessage) -> None:
         """Record that the answer to accepted ``msg`` is posted, so a platform's retry of it is

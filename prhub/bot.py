@@ -445,7 +445,7 @@ def serve(loaded: LoadedConfig, *, db: str | None, host: str | None = None, port
         if connections is not None:
             connections.stop()
         if chat_app is not None:
-            chat_app.probe.stop()
+            chat_app.close()
         bot.scheduler.shutdown(wait=True)
         store.close()
         for s, h in old.items():

@@ -43,6 +43,9 @@ class Mount:
     status: str = ""
     """Without a ``check``: ``off: why`` when the endpoints are not up although asked for (for
     ``/healthz``); ``""`` when nothing is to be reported."""
+    resend: Callable[[dict[str, Any]], dict[str, Any] | None] | None = None
+    """Posts a reply payload the platform's listeners queued in the reply outbox (``prhub/outbox.py``):
+    None when all of it was posted, else the payload of what is left (with its ``error``)."""
 
 
 @dataclass(frozen=True)
@@ -109,13 +112,14 @@ def _slack_delivery(settings: Settings) -> ChatDelivery:
 
 def _slack_mount(settings: Settings, chat: ChatService, options: Mapping[str, Any]) -> Mount:
     settings.require_slack()
-    from adapters.slack.app import check_slack, create_slack_app, create_slack_wsgi
+    from adapters.slack.app import check_slack, create_slack_app, create_slack_wsgi, resend_reply
 
     bolt = create_slack_app(bot_token=settings.secret("slack_bot_token"),
                             signing_secret=settings.secret("slack_signing_secret"), chat=chat,
                             api_url=settings.slack_api_url, listener_executor=options.get("executor"))
     http = create_slack_wsgi(bolt) if settings.slack_signing_secret else None  # Socket Mode needs no secret
-    return Mount(prefix="/slack/", app=http, handle=bolt, check=lambda: check_slack(bolt))
+    return Mount(prefix="/slack/", app=http, handle=bolt, check=lambda: check_slack(bolt),
+                 resend=lambda payload: resend_reply(bolt.client, payload))
 
 
 # -- Feishu / Lark ----------------------------------------------------------------------------------
@@ -142,8 +146,8 @@ def _feishu_mount(settings: Settings, chat: ChatService, options: Mapping[str, A
     # HTTP callbacks need the encrypt key (Feishu signs only with it); the long connection needs neither key nor token
     http = create_feishu_wsgi(dispatcher, encrypt_key=encrypt_key) if encrypt_key else None
     if encrypt_key or not settings.feishu_verification_token:
-        return Mount(prefix="/feishu/", app=http, handle=handlers, check=handlers.check)
-    return Mount(prefix="/feishu/", app=None, handle=handlers,
+        return Mount(prefix="/feishu/", app=http, handle=handlers, check=handlers.check, resend=handlers.resend)
+    return Mount(prefix="/feishu/", app=None, handle=handlers, resend=handlers.resend,
                  status=("off: FEISHU_ENCRYPT_KEY is not set (Feishu signs callbacks only with it): "
                          "the /feishu endpoints are not mounted"))
 

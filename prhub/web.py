@@ -41,6 +41,7 @@ from chatbot.repo_mention import path_roots
 from chatbot.weeks import IsoWeek
 from prhub import platforms
 from prhub.guard import DEFAULT_MAX_REQUEST_BYTES, RequestGuard, quiet_sdk_loggers
+from prhub.outbox import StoreOutbox
 from chatbot.rules import Rules
 from prhub.config import Config, Settings
 
@@ -202,9 +203,11 @@ def chat_admins(settings: Settings) -> dict[str, frozenset[str]]:
 
 def create_chat_service(settings: Settings | Config, store: SqlStore | None, *, clock: Any = None,
                         digest_provider: DigestProvider | None = None,
-                        handlers: Mapping[str, ActionHandler] | None = None) -> ChatService:
+                        handlers: Mapping[str, ActionHandler] | None = None,
+                        outbox: StoreOutbox | None = None) -> ChatService:
     """The one chat pipeline every platform's endpoints feed (see :class:`ChatService`): every
-    configured repository, each channel routed to the repository its destination is bound to.
+    configured repository, each channel routed to the repository its destination is bound to;
+    replies that fail to send go to ``outbox``.
 
     Raises:
         chatbot.errors.InputError: no store (chat needs it for de-duplication and subscriptions).
@@ -220,7 +223,7 @@ def create_chat_service(settings: Settings | Config, store: SqlStore | None, *, 
     roots = frozenset().union(*(path_roots(r.rules) for r in config.chat_repositories))
     return ChatService(responders=responders, events=events, clock=now, admins=chat_admins(config.env),
                        routes=chat_routes(config), busy=OVERLOADED.get, path_roots=roots,
-                       handlers=handlers)
+                       handlers=handlers, outbox=outbox)
 
 
 OVERLOADED: contextvars.ContextVar[bool] = contextvars.ContextVar("prhub_overloaded", default=False)
@@ -331,7 +334,15 @@ class ChatApp:
         self.probe = PlatformProbe(self.platforms)
         self.reply_executors: dict[str, BoundedExecutor] = {}
         """The bounded reply queue of each platform."""
+        self.outbox: StoreOutbox | None = None
+        """Replies that failed to send, posted again by its worker (started with the mounts)."""
         self.guard = RequestGuard(self._route, max_bytes=max_request_bytes)
+
+    def close(self) -> None:
+        """Stop the background threads (platform probes, the reply outbox's worker)."""
+        self.probe.stop()
+        if self.outbox is not None:
+            self.outbox.stop()
 
     def handle(self, platform: str) -> Any:
         """The mounted platform's handle (e.g. the bolt App), or None."""
@@ -386,7 +397,8 @@ def create_app(settings: Settings | Config, store: SqlStore | None, *, clock: An
                executors: dict[str, Any] | None = None,
                max_request_bytes: int = DEFAULT_MAX_REQUEST_BYTES,
                platform_retry: tuple[float, float] = (5.0, 300.0), reply_queue: int = 32,
-               handlers: Mapping[str, ActionHandler] | None = None) -> ChatApp:
+               handlers: Mapping[str, ActionHandler] | None = None,
+               reply_retry: tuple[float, float, float] = (2.0, 300.0, 2.0)) -> ChatApp:
     """Build the chat bot's WSGI app (see the module docstring for the routes).
 
     Every registered platform (``prhub/platforms.py``) whose inbound settings are set is mounted
@@ -409,6 +421,8 @@ def create_app(settings: Settings | Config, store: SqlStore | None, *, clock: An
             it the bot answers "busy" at once (:class:`BoundedExecutor`).
         handlers: chat handlers of buttons that are not questions (the weekly post's Approve /
             Skip: :meth:`scheduler.approval.Approvals.handlers`).
+        reply_retry: first and largest wait between sends of a reply that failed, and how often the
+            outbox is read (seconds; :class:`prhub.outbox.StoreOutbox`).
 
     Raises:
         prhub.config.SettingsError: a platform half configured (e.g. a token without its secret).
@@ -422,7 +436,10 @@ def create_app(settings: Settings | Config, store: SqlStore | None, *, clock: An
     wanted = [p for p in platforms.PLATFORMS.values() if p.mount is not None and p.wants_inbound(settings)]
     if not wanted:
         return app
-    chat = create_chat_service(config, store, clock=clock, digest_provider=digest_provider, handlers=handlers)
+    first, cap, poll = reply_retry
+    outbox = StoreOutbox(store, first=first, cap=cap, poll=poll) if store is not None else None
+    chat = create_chat_service(config, store, clock=clock, digest_provider=digest_provider, handlers=handlers,
+                               outbox=outbox)
     slack_executor = BoundedExecutor(slack_executor or ThreadPoolExecutor(8, thread_name_prefix="prhub-slack"),
                                      reply_queue)
     feishu_executor = BoundedExecutor(feishu_executor or ThreadPoolExecutor(4, thread_name_prefix="prhub-feishu"),
@@ -441,4 +458,17 @@ def create_app(settings: Settings | Config, store: SqlStore | None, *, clock: An
         elif mount.status:
             app.platforms[p.name] = mount.status
             log.warning("%s: %s", p.name, mount.status)
+    _start_outbox(app, outbox)
     return app
+
+
+def _start_outbox(app: ChatApp, outbox: StoreOutbox | None) -> None:
+    """Give the outbox each mounted platform's ``resend`` and start its worker (replies queued before a
+    restart are sent as soon as the platform answers)."""
+    if outbox is None:
+        return
+    for name, mount in app.mounts.items():
+        if mount.resend is not None:
+            outbox.senders[name] = mount.resend
+    app.outbox = outbox
+    outbox.start()

@@ -110,14 +110,34 @@ class FeishuChat:
         on ``message_id`` for a message, so a second press on the same card is a new send."""
         card = self.chat.answer(msg)
         key = uuid_key or message_id
-        try:
-            for i, c in enumerate(cards_to_feishu([card])):
-                self.delivery.reply(message_id, c, feishu_uuid(f"reply:{key}:{i + 1}"), in_thread=in_thread)
+        payload = {"message_id": message_id, "in_thread": in_thread,
+                   "parts": [{"card": c, "uuid": feishu_uuid(f"reply:{key}:{i + 1}")}
+                             for i, c in enumerate(cards_to_feishu([card]))]}
+        rest = self.resend(payload)
+        if rest is None:
             self.chat.answered(msg)
-        except DeliveryError as exc:
-            log.warning("feishu %s: reply failed: %s", msg.where, exc.reason)
-        except Exception:  # noqa: BLE001 - never let a worker thread die silently
-            log.exception("feishu %s: reply failed", msg.where)
+        else:
+            self.chat.reply_failed(msg, rest, str(rest["error"]))
+
+    def resend(self, payload: dict[str, Any]) -> dict[str, Any] | None:
+        """Post a reply payload ``{"message_id", "in_thread", "parts": [{"card", "uuid"} ...]}`` in order
+        (each part's ``uuid`` makes Feishu drop a repeat within the hour, so a part sent before a
+        failure is never shown twice).
+
+        Returns:
+            None when every part was posted; else the payload of the parts left, with ``error`` (the
+            failure in one line; never a secret).
+        """
+        parts = list(payload.get("parts") or [])
+        for i, part in enumerate(parts):
+            try:
+                self.delivery.reply(str(payload["message_id"]), part["card"], str(part["uuid"]),
+                                    in_thread=bool(payload.get("in_thread")))
+            except DeliveryError as exc:
+                return {**payload, "parts": parts[i:], "error": f"reply: {exc.reason}"}
+            except Exception as exc:  # noqa: BLE001 - never let a worker thread die silently
+                return {**payload, "parts": parts[i:], "error": f"reply: {type(exc).__name__}"}
+        return None
 
     # -- handlers (called by FeishuDispatcher and the long connection) ------------------------------------------
 

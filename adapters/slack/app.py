@@ -49,7 +49,7 @@ from adapters.slack.inbound import action_inbound, action_of, command_inbound, m
 from chatbot.cards import Card
 from chatbot.errors import InputError, PrhubError
 from chatbot.i18n import tr
-from chatbot.inbound import ChatService
+from chatbot.inbound import ChatService, InboundMessage
 from chatbot.json_input import MAX_DEPTH, JsonDepthError, read_json
 
 log = logging.getLogger(__name__)
@@ -85,23 +85,15 @@ class SlackChat:
                 ids.add(v)
         return frozenset(ids)
 
-    def _post(self, client: WebClient, channel: str, thread_ts: str | None, card: Card, where: str) -> bool:
-        """Post the card (``chat.postMessage``, possibly several messages) in the thread; True when
-        every message was posted."""
-        client = self.client or client
-        first = thread_ts
-        for msg in card_to_messages([card]):
-            kwargs: dict[str, Any] = {"channel": channel, "text": msg["text"], "blocks": msg["blocks"],
-                                      "unfurl_links": False, "unfurl_media": False}
-            if first:
-                kwargs["thread_ts"] = first
-            try:
-                resp = client.chat_postMessage(**kwargs)
-            except Exception as exc:  # noqa: BLE001 - SDK and network errors, logged without the token
-                log.warning("slack %s: chat.postMessage failed: %s", where, delivery_error(exc, "chat.postMessage").reason)
-                return False
-            first = first or str(resp.get("ts") or "") or None
-        return True
+    def _post(self, client: WebClient, thread_ts: str | None, card: Card, msg: InboundMessage) -> None:
+        """Post the card (``chat.postMessage``, possibly several messages) in the thread: the message is
+        answered when every part is posted, else what is left goes to the chat's reply outbox."""
+        payload = {"channel": msg.channel, "thread_ts": thread_ts, "messages": card_to_messages([card])}
+        rest = resend_reply(self.client or client, payload)
+        if rest is None:
+            self.chat.answered(msg)
+        else:
+            self.chat.reply_failed(msg, rest, str(rest["error"]))
 
     def claim_before_ack(self, body: dict[str, Any], context: BoltContext, next: Callable[[], Any]) -> Any:
         """Global bolt middleware, run before the (automatic) ack of an Events API request: the
@@ -132,8 +124,7 @@ class SlackChat:
         if card is None:
             return
         thread = event.get("thread_ts") or (None if msg.is_direct else event.get("ts"))
-        if self._post(client, msg.channel, thread, card, msg.where):
-            self.chat.answered(msg)
+        self._post(client, thread, card, msg)
 
     # -- listeners (bolt injects arguments by name) ---------------------------------------------
 
@@ -188,8 +179,32 @@ class SlackChat:
             return
         container = body.get("container") or {}
         thread = (body.get("message") or {}).get("thread_ts") or str(container.get("message_ts") or "") or None
-        if msg.channel and self._post(client, msg.channel, thread, card, "block_actions"):
-            self.chat.answered(msg)
+        if msg.channel:
+            self._post(client, thread, card, msg)
+
+
+def resend_reply(client: WebClient, payload: dict[str, Any]) -> dict[str, Any] | None:
+    """Post a reply payload ``{"channel", "thread_ts", "messages": [chat.postMessage text/blocks ...]}``
+    in order (the first message's ``ts`` threads the rest when ``thread_ts`` is None).
+
+    Returns:
+        None when every message was posted; else the payload of the messages left, threaded under
+        the first one posted, with ``error``: Slack's reason (``http_500``, ``network``), never the token.
+    """
+    thread = payload.get("thread_ts") or None
+    messages = list(payload.get("messages") or [])
+    for i, m in enumerate(messages):
+        kwargs: dict[str, Any] = {"channel": payload["channel"], "text": m["text"], "blocks": m["blocks"],
+                                  "unfurl_links": False, "unfurl_media": False}
+        if thread:
+            kwargs["thread_ts"] = thread
+        try:
+            resp = client.chat_postMessage(**kwargs)
+        except Exception as exc:  # noqa: BLE001 - SDK and network errors, one reason without the token
+            return {"channel": payload["channel"], "thread_ts": thread, "messages": messages[i:],
+                    "error": f"chat.postMessage: {delivery_error(exc, 'chat.postMessage').reason}"}
+        thread = thread or str(resp.get("ts") or "") or None
+    return None
 
 
 def create_slack_app(*, bot_token: str, signing_secret: str, chat: ChatService, api_url: str | None = None,

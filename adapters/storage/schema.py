@@ -191,6 +191,25 @@ class ProcessedEventRow(Base):
     __table_args__ = (Index("ix_processed_events_received_at", "received_at"),)
 
 
+class OutboxRow(Base):
+    """A chat reply that failed to send, kept until it is posted (:mod:`chatbot.outbox`)."""
+
+    __tablename__ = "reply_outbox"
+
+    platform: Mapped[str] = mapped_column(String(16), primary_key=True)
+    event_key: Mapped[str] = mapped_column(String(255), primary_key=True)
+    payload: Mapped[dict[str, Any]]
+    attempts: Mapped[int]
+    next_at: Mapped[datetime]
+    created_at: Mapped[datetime]
+    last_error: Mapped[str] = mapped_column(String(300))
+    done_at: Mapped[datetime | None]
+    """When it was posted or given up (``sent`` says which); NULL while pending."""
+    sent: Mapped[bool]
+
+    __table_args__ = (Index("ix_reply_outbox_done_at_next_at", "done_at", "next_at"),)
+
+
 class DeliveryRow(Base):
     """One part of one digest (or subscription slice) delivered to one destination."""
 
@@ -267,3 +286,5 @@ DELIVERIES = cast(Table, DeliveryRow.__table__)
 """The ``deliveries`` table."""
 APPROVALS = cast(Table, ApprovalRow.__table__)
 """The ``approvals`` table."""
+REPLY_OUTBOX = cast(Table, OutboxRow.__table__)
+"""The ``reply_outbox`` table."""

@@ -120,6 +120,7 @@ class Bot:
         self.slack_pool.shutdown(wait=True)
         self.feishu_pool.shutdown(wait=True)
         self.server.stop()
+        self.app.close()
         self.store.close()
 
 
@@ -139,6 +140,7 @@ def build_bot(db_url: str, *, clock: MovableClock, digest_provider: Any, slack: 
         values.update(feishu_app_id=feishu.app_id, feishu_app_secret=feishu.app_secret,
                       feishu_verification_token=FEISHU_TOKEN, feishu_encrypt_key=FEISHU_KEY, feishu_api_url=feishu.url)
     reply_queue = settings.pop("reply_queue", 32)
+    reply_retry = settings.pop("reply_retry", (2.0, 300.0, 2.0))
     values.update(settings)
     cfg: Any = load_settings(**values)
     if loaded is not None:
@@ -149,7 +151,7 @@ def build_bot(db_url: str, *, clock: MovableClock, digest_provider: Any, slack: 
     slack_pool = ThreadPoolExecutor(max_workers=8)
     feishu_pool = ThreadPoolExecutor(max_workers=4)
     app = create_app(cfg, store, clock=clock, digest_provider=digest_provider, slack_executor=slack_pool,
-                     feishu_executor=feishu_pool, reply_queue=reply_queue)
+                     feishu_executor=feishu_pool, reply_queue=reply_queue, reply_retry=reply_retry)
     if responder_wrap is not None:
         responder_wrap(app)
     return Bot(app=app, store=store, server=Server(app), slack_pool=slack_pool, feishu_pool=feishu_pool)

@@ -27,8 +27,8 @@ class LoopbackServer:
         """Answer one request (``method`` is ``GET`` or ``POST``)."""
         raise NotImplementedError
 
-    def start(self) -> Self:
-        """Listen on 127.0.0.1 (random port) in a daemon thread."""
+    def start(self, port: int = 0) -> Self:
+        """Listen on 127.0.0.1 (``port``, default a random one) in a daemon thread."""
         fake = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -50,7 +50,7 @@ class LoopbackServer:
             def do_POST(self) -> None:
                 fake._dispatch(self, "POST")
 
-        server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        server = ThreadingHTTPServer(("127.0.0.1", port), Handler)
         server.daemon_threads = True
         self._server = server
         threading.Thread(target=server.serve_forever, daemon=True).start()
