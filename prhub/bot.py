@@ -376,7 +376,7 @@ def serve(loaded: LoadedConfig, *, db: str | None, host: str | None = None, port
     Raises:
         InputError / SettingsError: bad config or environment; StoreError: the store cannot be opened.
     """
-    from waitress.server import create_server
+    from prhub.serving import create_http_server
 
     settings = settings_for(loaded)
     deliveries = platform_deliveries(settings)
@@ -404,8 +404,9 @@ def serve(loaded: LoadedConfig, *, db: str | None, host: str | None = None, port
     srv = loaded.config.server
     bind_host, bind_port = host or srv.host, port if port is not None else srv.port
     try:
-        server = create_server(app, host=bind_host, port=bind_port, threads=srv.threads,
-                               ident="prhub", max_request_body_size=srv.max_request_bytes)
+        server = create_http_server(app, host=bind_host, port=bind_port, threads=srv.threads,
+                                    max_request_bytes=srv.max_request_bytes, connection_limit=srv.connection_limit,
+                                    request_deadline=srv.request_deadline_seconds)
     except OSError as exc:
         store.close()
         raise InputError(f"cannot listen on {bind_host}:{bind_port} ({exc.strerror or exc}): pass another --port "

@@ -43,7 +43,7 @@ DEFAULT_MAX_REQUEST_BYTES = 1024 * 1024
 WSGIApp = Callable[[dict[str, Any], Callable[..., Any]], Iterable[bytes]]
 
 _SDK_LOGGERS = ("slack_bolt", "adapters.slack.bolt", "Lark")
-_SUMMARISED = ("waitress.queue",)
+_SUMMARISED = ("waitress.queue", "prhub.serving")
 _QUIET_IN_REQUESTS = ("Lark",)
 _serving = threading.local()
 _MAX_LINE = 300

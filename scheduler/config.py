@@ -367,6 +367,9 @@ class ServerSettings(_Model):
             start is tried again (doubling up to 300 s); the others start meanwhile.
         reply_queue: chat replies queued or running per platform at most (default 4 × ``threads``);
             when full the bot answers "busy, try again in a minute" at once.
+        connection_limit: connections held open at most (default 1,000; slow clients each hold one).
+        request_deadline_seconds: a request must arrive whole (headers and body) within this many
+            seconds of its first byte, else its connection is closed (default 10).
     """
 
     host: str = "0.0.0.0"
@@ -375,6 +378,8 @@ class ServerSettings(_Model):
     max_request_bytes: int = Field(default=1024 * 1024, ge=1024, le=64 * 1024 * 1024)
     platform_retry_seconds: float = Field(default=5.0, gt=0, le=300)
     reply_queue: int | None = Field(default=None, ge=1, le=10_000)
+    connection_limit: int = Field(default=1000, ge=10, le=100_000)
+    request_deadline_seconds: float = Field(default=10.0, gt=0, le=600)
 
 
 class LLMSettings(_Model):

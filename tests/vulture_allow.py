@@ -107,3 +107,5 @@ slack_mode  # unused variable (prhub/config.py) -- the config file's chat: keys,
 feishu_mode  # unused variable (prhub/config.py) -- the config file's chat: keys, read through ChatSection.as_settings (model_dump)
 event_retention_hours  # unused variable (prhub/config.py) -- the config file's chat: keys, read through ChatSection.as_settings (model_dump)
 _.close_connection  # unused attribute (tests/fakes/slack_server.py: http.server's BaseHTTPRequestHandler reads it)
+_.will_close  # unused attribute (prhub/serving.py: waitress's HTTPChannel reads it and closes the channel)
+_.channel_class  # unused attribute (prhub/serving.py: waitress's server builds each connection's channel from it)
