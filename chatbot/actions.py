@@ -52,6 +52,7 @@ class ActionValue(BaseModel):
         week: ISO week ``2026-W19`` (``""``: none).
         module: module id (``""``: none).
         lang: the card's language (``en``/``zh``); the answer is written in it.
+        query: the query an ``ask`` button asks (validated by the registry when pressed).
     """
 
     model_config = ConfigDict(frozen=True, extra="forbid")
@@ -60,6 +61,8 @@ class ActionValue(BaseModel):
     week: str = Field(default="", max_length=8)
     module: str = Field(default="", max_length=100)
     lang: Literal["en", "zh"] = "en"
+    query: str = Field(default="", max_length=1000)
+    """A whole query as JSON (the ``ask`` action of a "did you mean" button, :mod:`chatbot.reading`)."""
 
 
 def lang_of(lang: str) -> Literal["en", "zh"]:

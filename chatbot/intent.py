@@ -18,27 +18,31 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import date, datetime
-from functools import cached_property
+from functools import cached_property, lru_cache
 from typing import Any, Generic, Literal, Protocol, TypeVar
 
 from pydantic import BaseModel, ConfigDict
 
-from chatbot.cards import DEFAULT_LIMITS, Card, CardLimits, message_card
+from chatbot.cards import DEFAULT_LIMITS, Card, CardLimits, filtered_card, message_card
+from chatbot.entities import Entities, extract, resolve_week
+from chatbot.filters import Filters, people, subject_names
 from chatbot.i18n import tr
-from chatbot.models import DigestText
+from chatbot.models import AnalyzedPR, DigestText
 from chatbot.module_names import ModuleIndex
 from chatbot.pr_history import PRHistory
 from chatbot.subscriptions import Requester, SubscriptionBook
 from chatbot.weeks import MAX_YEAR, MIN_YEAR, IsoWeek, load_zone
 
 WeekRef = str
-"""``current`` (the ISO week containing now), ``previous``, or an ISO week such as ``2026-W19``."""
+"""``current`` (the ISO week containing now), ``previous``, an ISO week such as ``2026-W19``, or a
+week number without its year (``W19``: the latest week 19 not after the current week)."""
 
 _CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
 _ISO_WEEK = re.compile(r"(?<![0-9])([0-9]{4}) ?-? ?w ?([0-9]{1,2})(?![0-9])", re.ASCII)
+_SHORT_WEEK = re.compile(r"(?<![0-9a-z/])(?:w|week) ?([0-9]{1,2})(?![0-9])|第 ?([0-9]{1,2}) ?周", re.ASCII)
 _THIS_WEEK = re.compile(r"\b(?:this|current) week\b|本周|这周|这一周|本星期|这个星期|这星期")
 _LAST_WEEK = re.compile(r"\b(?:last|previous|prev) week\b|上周|上一周|上星期|上个星期")
-_FILLER = re.compile(r"^(?:to|for|me to|me for|module|模块)\b ?")
+_FILLER = re.compile(r"^(?:to|for|from|me to|me for|me from|module|模块)\b ?")
 
 
 class QueryBase(BaseModel):
@@ -61,6 +65,38 @@ def compile_patterns(patterns: Mapping[str, Sequence[str]]) -> re.Pattern[str]:
         re.error: a pattern does not compile (a programming error, caught by the registry test).
     """
     return re.compile("|".join(f"(?:{p})" for lang in sorted(patterns) for p in patterns[lang]))
+
+
+def cue_pattern(intents: Sequence[Intent[Any]]) -> re.Pattern[str]:
+    """One regex of every pattern of ``intents`` (the words that say what is asked)."""
+    return _cue_pattern(tuple(tuple((lang, tuple(ps)) for lang, ps in sorted(i.patterns.items())) for i in intents))
+
+
+@lru_cache(maxsize=32)
+def _cue_pattern(patterns: tuple[tuple[tuple[str, tuple[str, ...]], ...], ...]) -> re.Pattern[str]:
+    return re.compile("|".join(f"(?:{p})" for one in patterns for _, ps in one for p in ps))
+
+
+def cue_score(intent: Intent[Any], text: str) -> int:
+    """How much of ``text`` the intent's patterns cover (characters of non-overlapping matches, less
+    their named groups: the name an author pattern captures is no intent word): the intent whose
+    words say more of the message wins; registry order breaks ties."""
+    rx = _intent_rx(tuple((lang, tuple(ps)) for lang, ps in sorted(intent.patterns.items())))
+    total = 0
+    for m in rx.finditer(text):
+        named = sum(m.end(k) - m.start(k) for k, v in m.groupdict().items() if v)
+        total += m.end() - m.start() - named
+    return total
+
+
+@lru_cache(maxsize=256)
+def _intent_rx(patterns: tuple[tuple[str, tuple[str, ...]], ...]) -> re.Pattern[str]:
+    return re.compile("|".join(f"(?:{p})" for _, ps in patterns for p in ps))
+
+
+def importance_and_gist(p: AnalyzedPR) -> str:
+    """A filter answer's default detail line: ``5.6 · what the PR does``."""
+    return " · ".join(x for x in (f"{p.importance:.1f}", p.gist) if x)
 
 
 def text_lang(text: str) -> Literal["en", "zh"]:
@@ -87,6 +123,9 @@ def week_of(s: str) -> tuple[WeekRef, str, str]:
         if not MIN_YEAR <= year <= MAX_YEAR:
             return "current", f"{year}-W{week:02d}", rest
         return f"{year}-W{week:02d}", "", rest
+    m = _SHORT_WEEK.search(s)
+    if m and 1 <= int(m.group(1) or m.group(2)) <= 53:
+        return f"W{int(m.group(1) or m.group(2)):02d}", "", (s[: m.start()] + " " + s[m.end():]).strip()
     m = _LAST_WEEK.search(s)
     if m:
         return "previous", "", (s[: m.start()] + " " + s[m.end():]).strip()
@@ -165,6 +204,13 @@ class ParseInput:
 
     text: str
     modules: ModuleIndex
+    cues: re.Pattern[str] | None = None
+    """Every intent's words (:func:`cue_pattern` of the registry): not left over as entity words."""
+
+    @cached_property
+    def entities(self) -> Entities:
+        """What the text names (:func:`chatbot.entities.extract`)."""
+        return extract(self.text, self.modules, cues=self.cues)
 
     @cached_property
     def lang(self) -> Literal["en", "zh"]:
@@ -279,12 +325,9 @@ class AnswerContext:
         return self.zone_week(self.now)
 
     def resolve_week(self, ref: WeekRef) -> IsoWeek:
-        """``current``, ``previous`` or ``2026-W19`` as an :class:`IsoWeek`."""
-        if ref == "current":
-            return self.current_week()
-        if ref == "previous":
-            return self.current_week().previous()
-        return IsoWeek.parse(ref)
+        """``current``, ``previous``, ``2026-W19`` or ``W19`` as an :class:`IsoWeek`
+        (:func:`chatbot.entities.resolve_week`)."""
+        return resolve_week(ref, self.current_week())
 
     def week_digest(self, ref: WeekRef) -> WeekDigest | Card:
         """The digest of week ``ref``, or the card to answer instead when it has no PRs.
@@ -313,6 +356,40 @@ class AnswerContext:
             notice.append(tr(self.lang, "card.so_far", week=week, time=f"{local:%H:%M}", tz=self.tz))
         url = self.report_url(week) if self.report_url else None
         return WeekDigest(digest=d, week=week, notice=tuple(notice), report_url=url)
+
+    def people(self, d: DigestText) -> dict[str, str]:
+        """Author login -> display name of the digest's window, from the stored history (empty
+        without history): answers match a name or a login (:mod:`chatbot.filters`)."""
+        if self.history is None:
+            return {}
+        return people(self.history.merged_between(d.start, d.end))
+
+    def ignored_line(self, words: Sequence[str]) -> list[str]:
+        """``["Ignored “foo”: no module, topic or author of that name."]`` (``[]`` without words)."""
+        if not words:
+            return []
+        return [tr(self.lang, "card.read.ignored", words=tr(self.lang, "sep").join(f"“{w}”" for w in words))]
+
+    def filter_card(self, w: WeekDigest, prs: Sequence[AnalyzedPR], what: str, *, ignored: Sequence[str] = (),
+                    detail: Callable[[AnalyzedPR], str] | None = None, limits: CardLimits | None = None) -> Card:
+        """The card of a filter answer: "WHAT · repo week", "N of TOTAL PRs", the PRs by importance
+        with ``detail`` (default: importance and gist), the week's notice and the ignored words."""
+        d = w.digest
+        lang = d.lang
+        return filtered_card(d, prs, header=tr(lang, "card.filter.header", what=what, repo=d.repo, week=w.week),
+                             count_line=tr(lang, "card.filter.count", n=len(prs), total=d.total_prs),
+                             empty_line=tr(lang, "card.filter.none", what=what, week=w.week),
+                             detail=detail or importance_and_gist, report_url=w.report_url,
+                             limits=limits or self.limits, notice=[*w.notice, *self.ignored_line(ignored)])
+
+    def filter_what(self, what: str, f: Filters, author: str | None = None) -> str:
+        """``what`` narrowed in words: "key PRs in ROCm", "risk tags in scheduler by Nick Hill"."""
+        names = subject_names(f, self.modules, self.lang)
+        if names:
+            what = tr(self.lang, "card.filter.in_module", what=what, module=tr(self.lang, "sep").join(names))
+        if author is not None:
+            what = tr(self.lang, "card.filter.by_author", what=what, name=author)
+        return what
 
     def candidates_card(self, header: str, asked: str, candidates: Sequence[str]) -> Card:
         """"``asked`` could mean:" and the candidate modules."""

@@ -61,6 +61,15 @@ class ModuleIndex:
             alts = "|".join(re.escape(a) for a in (*t.name.values(), *t.aliases))
             self._topic_rx[t.id] = re.compile(rf"(?<![\w-])(?:{alts})(?![\w])", re.IGNORECASE)
         self._cache: dict[tuple[str, bool], tuple[str | None, tuple[str, ...]]] = {}
+        labels: dict[str, tuple[str, ...]] = {r.name: () for r in rules.labels}
+        for label, prefixes in rules.prefix_aliases.items():
+            labels[label] = (*labels.get(label, ()), *prefixes)
+        self._labels = labels
+
+    def label_aliases(self) -> dict[str, tuple[str, ...]]:
+        """Every label of the rules (``labels`` names and ``prefix_aliases`` keys) with the title
+        prefixes that give it (``performance: (perf, performance, ...)``), in rules order."""
+        return self._labels
 
     def display(self, module: str, lang: str) -> str:
         """The module's display name in ``lang`` (the id when unknown)."""

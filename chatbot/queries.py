@@ -23,14 +23,14 @@ from collections.abc import Callable, Sequence
 from datetime import datetime, timedelta
 from typing import Annotated, Any, Union
 
-from pydantic import Field, TypeAdapter
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
-from chatbot.actions import ActionValue, decorate, query_of
+from chatbot.actions import ActionValue, decorate, problem_card, query_of
 from chatbot.cards import DEFAULT_LIMITS, Action, Card, CardLimits, message_card
 from chatbot.digest import LATER_DAYS
 from chatbot.digest_service import DigestService, DigestStep
 from chatbot.i18n import tr
-from chatbot.intent import AnswerContext, DigestProvider, Intent, ParseInput, QueryBase, WeekRef
+from chatbot.intent import AnswerContext, DigestProvider, Intent, ParseInput, QueryBase, WeekRef, cue_pattern, cue_score
 from chatbot.intents import INTENTS
 from chatbot.intents.contributors import ContributorsQuery
 from chatbot.intents.help import HelpQuery
@@ -43,7 +43,9 @@ from chatbot.intents.top_prs import TopPRsQuery
 from chatbot.intents.trends import TrendsQuery
 from chatbot.models import DigestText, PullRequest
 from chatbot.module_names import ModuleIndex, default_module_index
+from chatbot.entities import resolve_week
 from chatbot.pr_history import ListHistory, PRHistory
+from chatbot.reading import offer, query_from_button
 from chatbot.rules import Rules
 from chatbot.subscriptions import Requester, SubscriptionBook
 from chatbot.weeks import IsoWeek, load_zone
@@ -95,33 +97,77 @@ def clean_text(text: str) -> str:
 # --------------------------------------------------------------------------------------------
 
 
-def parse(text: str, *, modules: ModuleIndex | None = None, intents: Sequence[Intent[Any]] = INTENTS) -> QueryBase:
-    """Parse one chat message into a query. Never raises for any ``str``.
+class Reading(BaseModel):
+    """How a message was read: the chosen ``query``, the other readings that fitted (best first),
+    and whether the choice was unsure (:attr:`unsure`: "I read this as … — or did you mean")."""
+
+    model_config = ConfigDict(frozen=True)
+
+    query: QueryBase
+    alternatives: tuple[QueryBase, ...] = ()
+    unsure: bool = False
+
+
+def read(text: str, *, modules: ModuleIndex | None = None, intents: Sequence[Intent[Any]] = INTENTS) -> Reading:
+    """Read one chat message: every intent's parser is tried; of those that take the text, the one
+    whose words cover the most of it wins (:func:`chatbot.intent.cue_score`), registry order
+    breaking ties. Never raises for any ``str``.
 
     Args:
         text: the message text, platform mentions removed (:class:`chatbot.inbound.InboundMessage`).
         modules: module names to match (default: the shipped vLLM rules).
-        intents: the registry (default :data:`chatbot.intents.INTENTS`), tried in order.
+        intents: the registry (default :data:`chatbot.intents.INTENTS`).
 
     Returns:
-        The first intent's query; a named week that does not exist gives
-        ``HelpQuery(problem="bad_week:2026-W60")`` before any week-taking intent is tried;
-        text no intent parses goes to the intents' ``fallback`` (the search), and only when none
-        takes it is ``HelpQuery(unknown=True)``; an empty message gives ``HelpQuery()``.
+        The reading. A named week that does not exist gives ``HelpQuery(problem="bad_week:2026-W60")``
+        unless an intent that takes no week read the text; text no intent parses goes to the
+        intents' ``fallback`` (the search, an unsure reading), and when none takes it the week's
+        summary is the (unsure) reading; only an empty or purely social message gives ``HelpQuery()``.
     """
-    inp = ParseInput(text=clean_text(text), modules=modules if modules is not None else default_module_index())
-    for intent in intents:
+    inp = ParseInput(text=clean_text(text), modules=modules if modules is not None else default_module_index(),
+                     cues=cue_pattern(intents))
+    found: list[tuple[int, int, QueryBase]] = []
+    for i, intent in enumerate(intents):
         if intent.takes_week and inp.week_problem:
-            return HelpQuery(lang=inp.lang, problem=f"bad_week:{inp.week_problem}")
+            if not found:
+                return Reading(query=HelpQuery(lang=inp.lang, problem=f"bad_week:{inp.week_problem}"))
+            break
         q = intent.parse(inp)
         if q is not None:
-            return q
+            found.append((cue_score(intent, inp.text), -i, q))
+    if found:
+        found.sort(key=lambda f: (f[0], f[1]), reverse=True)
+        best = found[0]
+        others: list[QueryBase] = []
+        for score, _, q in found[1:]:
+            if score > 0 and q.intent != best[2].intent and all(o.intent != q.intent for o in others):
+                others.append(q)
+        unsure = bool(others) and found[1][0] == best[0] or best[0] == 0 and isinstance(best[2], _ENTITY_READ)
+        return Reading(query=best[2], alternatives=tuple(others[:2]), unsure=unsure)
+    if inp.entities.social:
+        return Reading(query=HelpQuery(lang=inp.lang))
     for intent in intents:
         if intent.fallback is not None and not inp.week_problem:
             q = intent.fallback(inp)
             if q is not None:
-                return q
-    return HelpQuery(lang=inp.lang, unknown=True)
+                week = getattr(q, "week", "current")
+                alts = (SummaryQuery(lang=inp.lang, week=week), TopPRsQuery(lang=inp.lang, week=week))
+                return Reading(query=q, alternatives=alts, unsure=True)
+    if inp.week_problem:
+        return Reading(query=HelpQuery(lang=inp.lang, problem=f"bad_week:{inp.week_problem}"))
+    # nothing to go on but a week perhaps: the week's summary, offering its key PRs and risks
+    return Reading(query=SummaryQuery(lang=inp.lang, week=inp.week),
+                   alternatives=(TopPRsQuery(lang=inp.lang, week=inp.week), RisksQuery(lang=inp.lang, week=inp.week)),
+                   unsure=True)
+
+
+_ENTITY_READ: tuple[type[QueryBase], ...] = ()
+"""Query types read from entities alone (no intent word): such a reading is offered as unsure."""
+
+
+def parse(text: str, *, modules: ModuleIndex | None = None, intents: Sequence[Intent[Any]] = INTENTS) -> QueryBase:
+    """The query of :func:`read` (the chosen reading). Never raises for any ``str``."""
+    return read(text, modules=modules, intents=intents).query
 
 
 def answer(
@@ -316,10 +362,15 @@ class Responder:
         if history is None and isinstance(digest_provider, DigestCache):
             history = digest_provider.history
         self.history = history
+        self._adapter = query_adapter(self.intents)
 
     def query(self, text: str) -> QueryBase:
         """:func:`parse` with this repository's modules and intents."""
-        return parse(text, modules=self.modules, intents=self.intents)
+        return self.read(text).query
+
+    def read(self, text: str) -> Reading:
+        """:func:`read` with this repository's modules and intents."""
+        return read(text, modules=self.modules, intents=self.intents)
 
     def reply(self, text: str, *, requester: Requester | None = None) -> Card:
         """The answer card to one message.
@@ -335,11 +386,14 @@ class Responder:
             chatbot.errors.PrhubError: the digest source failed (the pipeline shows ``user_message``).
         """
         started = time.perf_counter()
-        q = self.query(text)
+        r = self.read(text)
+        q = r.query
         lang: str | None = None
         if isinstance(q, HelpQuery) and not clean_text(text):
             lang = self.default_lang
         card = self._answer(q, requester, lang)
+        if r.unsure:
+            card = offer(card, q, r.alternatives, self.modules, repo=self.repo, buttons=self.buttons)
         if self.observe is not None:
             self.observe(time.perf_counter() - started)
         return card
@@ -359,6 +413,11 @@ class Responder:
         Raises:
             chatbot.errors.PrhubError: the digest source failed (the pipeline shows ``user_message``).
         """
+        if action.id == "ask":
+            asked = query_from_button(value.query, self._adapter, self.modules)
+            if asked is None:
+                return problem_card(value.lang, "unknown")
+            return self._answer(asked, requester, None)
         q = query_of(action, value, modules=self.modules, current=self._current())
         return q if isinstance(q, Card) else self._answer(q, requester, None)
 
@@ -384,10 +443,8 @@ class Responder:
             except Exception:  # noqa: BLE001 - the answer already said what failed
                 return None
             return current.previous() if empty else current
-        if ref == "previous":
-            return current.previous()
         try:
-            return IsoWeek.parse(ref)
+            return resolve_week(ref, current)
         except Exception:  # noqa: BLE001 - a week the answer refused
             return None
 

@@ -16,7 +16,9 @@ from chatbot.cards import Card, Section, digest_cards
 from chatbot.digest import repo_from_urls
 from chatbot.errors import InputError
 from chatbot.models import DigestText
-from chatbot.queries import DigestCache, ModuleIndex, answer, parse
+from chatbot.queries import DigestCache, ModuleIndex, answer, read
+from chatbot.entities import resolve_week
+from chatbot.reading import offer
 from chatbot.render.text import card_to_text
 from chatbot.repo_mention import find_repo_mention, path_roots, unknown_repo_card
 from chatbot.rules import Rules
@@ -104,13 +106,16 @@ def ask_cache(text: str, provider: DigestCache, *, rules: Rules, tz: str, lang: 
     now = max(p.merged_at for p in provider.prs)
     zone = load_zone(tz)
     mention = find_repo_mention(text, configured=[provider.repo], path_roots=path_roots(rules))
-    query = parse(mention.rest if mention is not None else text, modules=index)
+    reading = read(mention.rest if mention is not None else text, modules=index)
+    query = reading.query
     live = clock() < IsoWeek.containing(now, zone).utc_window(zone)[1]
     if mention is not None and not mention.known:
         card = unknown_repo_card(mention.repo, lang if lang in ("en", "zh") else query.lang, [provider.repo])
     else:
         card = answer(query, digest_provider=provider, now=now, lang=lang, tz=tz, modules=index,
                       report_url=lambda w: report_url(provider.repo, w), history=provider.history, so_far=live)
+        if reading.unsure:  # "I read this as … — or did you mean: …", as in chat (no buttons here)
+            card = offer(card, query, reading.alternatives, index, repo=provider.repo, buttons=False)
     if fmt == "json":
         return json.dumps(answer_json(query, card, repo=provider.repo, now=now, tz=tz), indent=2, ensure_ascii=False) + "\n"
     return render_cards([card], fmt)
@@ -150,6 +155,6 @@ def answer_json(query: object, card: Card, *, repo: str, now: datetime, tz: str)
     week: str | None = None
     if isinstance(ref, str):
         current = IsoWeek.containing(now, load_zone(tz))
-        week = str(current if ref == "current" else current.previous() if ref == "previous" else IsoWeek.parse(ref))
+        week = str(resolve_week(ref, current))
     return {"intent": intent, "repo": repo, "week": week, "prs": cited_prs(card),
             "card": card.model_dump(mode="json")}

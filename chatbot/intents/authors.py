@@ -1,7 +1,7 @@
 """Intent ``author``: what one author merged in a week — "PRs by mgoin", "what did Michael Goin
 merge", "<login> 这周合并了什么". The name matches a PR author's login (or the display name the
-export gives as login) exactly, else a unique part of it, ignoring case; several matches give the
-candidates.
+export gives as login) exactly, else by :func:`chatbot.filters.author_matches` (a part of it, the
+login of the stored display name: "njhill" is "Nick Hill"); several matches give the candidates.
 """
 
 from __future__ import annotations
@@ -12,10 +12,15 @@ from typing import Literal
 from chatbot.cards import Card, filtered_card, message_card
 from chatbot.i18n import tr
 from chatbot.intent import AnswerContext, Intent, ParseInput, QueryBase, WeekRef
+from chatbot.entities import extract
+from chatbot.filters import Filters, keep, match_people
 from chatbot.models import AnalyzedPR
 
 _EN = (r"\b(?:prs?|pull requests?|changes|work|merges?)\s+(?:by|from)\s+(?P<a>.+)$",
-       r"^what\s+(?:did|has)\s+(?P<b>.+?)\s+(?:merge|merged|ship|shipped|do|done|land|landed)\b")
+       r"^what\s+(?:did|has)\s+(?P<b>.+?)\s+(?:merge|merged|ship|shipped|do|done|land|landed)\b",
+       r"^(?:which|what)\s+(?:prs?|pull requests?|changes)\s+(?:did|has|have)\s+(?P<d>.+?)\s+"
+       r"(?:merge|merged|ship|shipped|land|landed|do|done)\b",
+       r"^(?P<e>[a-z][a-z0-9 .\-]{1,40}?)\s+(?:prs?|pull requests?|merges)$")
 _ZH = (r"^(?P<c>.+?)\s*(?:这周|本周|上周)?\s*(?:合并了?什么|合并的\s*pr|的\s*pr)",)
 PATTERNS = {"en": _EN, "zh": _ZH}
 _RXS = tuple(re.compile(p) for p in (*_EN, *_ZH))
@@ -30,6 +35,10 @@ class AuthorQuery(QueryBase):
     intent: Literal["author"] = "author"
     week: WeekRef = "current"
     name: str
+    labels: tuple[str, ...] = ()
+    modules: tuple[str, ...] = ()
+    topics: tuple[str, ...] = ()
+    """Filters named besides the author ("perf PRs by njhill"; :class:`chatbot.filters.Filters`)."""
 
 
 def parse(inp: ParseInput) -> AuthorQuery | None:
@@ -42,16 +51,11 @@ def parse(inp: ParseInput) -> AuthorQuery | None:
         m = rx.search(text)
         if m:
             name = next(v for v in m.groupdict().values() if v).strip(" ?？.。@")
-            if name and len(name) <= 80 and not _TOPIC_WORDS.search(name):
-                return AuthorQuery(lang=inp.lang, week=inp.week, name=name)
+            if name and len(name) <= 80 and not _TOPIC_WORDS.search(name) and extract(name, inp.modules, cues=inp.cues).words:
+                e = inp.entities
+                return AuthorQuery(lang=inp.lang, week=inp.week, name=name, labels=e.labels, modules=e.modules,
+                                   topics=e.topics)
     return None
-
-
-def match_authors(name: str, authors: set[str]) -> list[str]:
-    """Authors equal to ``name`` (case-insensitive), else those containing it; sorted."""
-    want = name.casefold()
-    exact = sorted(a for a in authors if a.casefold() == want)
-    return exact or sorted(a for a in authors if want in a.casefold())
 
 
 def answer(q: AuthorQuery, ctx: AnswerContext) -> Card:
@@ -65,13 +69,14 @@ def answer(q: AuthorQuery, ctx: AnswerContext) -> Card:
         return w
     d = w.digest
     lang = d.lang
-    found = match_authors(q.name, {p.author for p in d.prs if p.author})
+    found = match_people(q.name, {p.author for p in d.prs if p.author}, ctx.people(d))
     if len(found) > 1:
         lines = [tr(lang, "card.author.ambiguous", name=q.name)] + [f"• {a}" for a in found[:10]]
         return message_card(tr(lang, "card.author.header", name=q.name, week=w.week), lines, lang=lang,
                             role="author_candidates")
     who = found[0] if found else q.name
-    prs = [p for p in d.prs if p.author == who] if found else []
+    f = Filters(modules=q.modules, topics=q.topics, labels=q.labels)
+    prs = [p for p in d.prs if keep(p, f, ctx.modules, who)] if found else []
 
     def detail(p: AnalyzedPR) -> str:
         return f"{p.importance:.1f} · {p.gist}" if p.gist else f"{p.importance:.1f}"

@@ -7,7 +7,7 @@ from typing import Literal
 
 from chatbot.cards import Card, module_card
 from chatbot.i18n import tr
-from chatbot.intent import AnswerContext, Intent, ParseInput, QueryBase, WeekRef, module_target
+from chatbot.intent import AnswerContext, Intent, ParseInput, QueryBase, WeekRef, compile_patterns, module_target
 from chatbot.intents.summary import SummaryQuery
 
 
@@ -33,6 +33,11 @@ around the module name; without them, a text that is only a module name still as
 _HEAD = re.compile(rf"^(?:{PATTERNS['en'][0]})\b ?|^(?:{PATTERNS['zh'][0]}) ?")
 _STRONG = re.compile(r"^(?:modules?\b|模块)")
 _TAIL = re.compile(rf" ?(?:{PATTERNS['en'][1]}|{PATTERNS['zh'][1]})$")
+MAX_LEFTOVER = 2
+"""A message naming one module and nothing else is that module's question when at most this many
+other words are left ("lora 改了啥", "umm so what's going on with the spec decode stuff")."""
+_ANY = compile_patterns(PATTERNS)
+"""The head and tail words anywhere, around the one module the entities name."""
 _WORD_MODULE = re.compile(r" ?(?:\bmodules?|模块)$")
 """A trailing "module" after the name ("注意力模块有什么变化", "attention module changes")."""
 
@@ -56,6 +61,10 @@ def parse(inp: ParseInput) -> QueryBase | None:
     if not name and rest != inp.text:  # only a week ("this week"): the week's summary
         return SummaryQuery(lang=inp.lang, week=inp.week)
     module, asked, candidates = module_target(name, inp.modules)
+    e = inp.entities
+    if module is None and len(e.modules) == 1 and not (e.topics or e.labels or e.tags or e.risk or e.span) \
+            and (_ANY.search(rest) or (len(e.words) <= MAX_LEFTOVER and not e.by_alias)):
+        return ModuleQuery(lang=inp.lang, week=inp.week, module=e.modules[0], asked=e.modules[0])  # "any updates on quantization"
     if module is None and not candidates and explicit and not _STRONG.match(rest):
         return None  # "Kimi changes", "what changed in qwen3": no module; the search fallback reads it
     if module is not None or candidates or explicit:

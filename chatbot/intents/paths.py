@@ -18,17 +18,11 @@ from typing import Literal
 from chatbot.cards import Card, filtered_card, message_card
 from chatbot.i18n import tr
 from chatbot.intent import AnswerContext, Intent, ParseInput, QueryBase, WeekRef
+from chatbot.entities import PATH_RX
 from chatbot.models import AnalyzedPR
 
-EXTENSIONS = ("py", "pyi", "cu", "cuh", "cpp", "cc", "c", "h", "hpp", "rs", "go", "txt", "toml", "yaml", "yml", "json",
-              "md", "rst", "sh", "cmake", "proto", "cfg", "ini", "lock", "dockerfile")
-"""File extensions that make a word without ``/`` a file name ("setup.py")."""
-
-_P = r"[a-z0-9_.\-]"
-PATH_RX = re.compile(rf"(?<![a-z0-9_.\-/])(?P<p>{_P}+(?:/{_P}+)+|/?{_P}*[a-z0-9_\-]\.(?:{'|'.join(EXTENSIONS)}))(?![a-z0-9_.\-/])",
-                     re.ASCII)
-"""A path-looking word in cleaned (case-folded) text."""
-PATTERNS = {"en": (PATH_RX.pattern,)}
+PATTERNS = {"en": (PATH_RX.pattern.replace("?P<p>", ""),)}
+"""The path itself is this intent's word (:data:`chatbot.entities.PATH_RX`)."""
 
 
 class PathQuery(QueryBase):
@@ -40,12 +34,9 @@ class PathQuery(QueryBase):
 
 
 def parse(inp: ParseInput) -> PathQuery | None:
-    """The first path-looking word of the text (see the module docstring)."""
-    m = PATH_RX.search(inp.rest)
-    if not m:
-        return None
-    path = m.group("p").strip("/")
-    return PathQuery(lang=inp.lang, week=inp.week, path=path) if path and len(path) <= 300 else None
+    """The first path the text names (:attr:`chatbot.entities.Entities.paths`; a PR URL is none)."""
+    paths = inp.entities.paths
+    return PathQuery(lang=inp.lang, week=inp.week, path=paths[0]) if paths else None
 
 
 def matching_files(path: str, files: Sequence[str], *, deep: bool = False) -> list[str]:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Literal
 
 from chatbot.cards import Card, risks_card
+from chatbot.entities import RISK_EN, RISK_ZH
 from chatbot.intent import AnswerContext, Intent, ParseInput, QueryBase, WeekRef, compile_patterns
 
 
@@ -15,7 +16,8 @@ class RisksQuery(QueryBase):
     week: WeekRef = "current"
 
 
-PATTERNS = {"en": (r"\brisk(?:s|y)?\b",), "zh": ("风险",)}
+PATTERNS = {"en": (RISK_EN,), "zh": (RISK_ZH,)}
+"""The risk words (:data:`chatbot.entities.RISK_WORDS`)."""
 _RX = compile_patterns(PATTERNS)
 
 

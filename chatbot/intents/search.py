@@ -1,7 +1,7 @@
 """Intent ``search``: a ranked search of a week's PRs over titles, gists, changed paths, modules,
 topics (the rules' ``topics:``) and authors — "search kv cache", "Kimi changes", "DeepSeek V4",
 "Qwen3", "搜索 量化". It is also the registry's fallback: text no other intent understood is
-searched, and only when nothing matches and nothing close is known does the help card answer.
+searched (an unsure reading, :mod:`chatbot.reading`); nothing matching says so, never the help card.
 
 Scoring (per PR; every searched word must match somewhere, or the words together name a topic or
 appear together in the title):
@@ -29,10 +29,9 @@ import re
 from typing import Literal
 
 from chatbot.cards import Card, clip, filtered_card, message_card
+from chatbot.entities import FILLER_EN
 from chatbot.i18n import tr
 from chatbot.intent import AnswerContext, Intent, ParseInput, QueryBase, WeekRef
-from chatbot.intents.help import answer as help_answer
-from chatbot.intents.help import HelpQuery
 from chatbot.models import AnalyzedPR
 from chatbot.module_names import squash
 
@@ -45,12 +44,11 @@ _EXPLICIT = re.compile(r"^(?:search|find|look for|look up|grep|anything (?:about
                        r"|搜索|搜一下|搜|查找|查一下|找一下|找找|找)\s*(?:for\s+)?(?P<q>.+)$")
 PATTERNS = {"en": (r"^(?:search|find|look for|look up|grep|anything (?:about|on)|prs? (?:about|on|mentioning|related to))\b",),
             "zh": ("^(?:搜索|搜一下|搜|查找|查一下|找一下|找找|找)",)}
-_STOP = frozenset("""a an the of in on for to about with and or is are was were be been did do does done what which who
-whom whose any anything some show me list tell give get got there all please pls can could would you i we us our my
-changes changed change prs pr pull request requests merged merge merges this last previous week weeks related stuff
-work new news updates update happened happening recent recently latest lately how much many""".split())
+_STOP = FILLER_EN
+"""English words searched for nothing (:data:`chatbot.entities.FILLER_EN`)."""
 _ZH_FILLER = re.compile(r"的|了|吗|呢|吧|有|哪些|什么|相关|改动|变化|更新|最近|本周|这周|上周|请|帮我|看看|看一下|一下|关于|"
-                        r"和|与|及|有没有|是否|一些|所有|合并|情况|进展|工作|(?<![a-z0-9])prs?(?![a-z0-9])")
+                        r"和|与|及|有没有|是否|一些|所有|合并|情况|进展|工作|给我|改了|修改了?|改动了?|动了|涉及到?|碰了|改(?![\u4e00-\u9fff])|"
+                        r"(?<![a-z0-9])prs?(?![a-z0-9])")
 _WORD = re.compile(r"[a-z0-9][a-z0-9_.+\-]*|[\u3400-\u9fff\uf900-\ufaff]+")
 _TITLE_WORD = re.compile(r"[a-z0-9]+|[\u3400-\u9fff]+")
 
@@ -179,7 +177,7 @@ def suggestions(words: list[str], ctx: AnswerContext, prs: list[AnalyzedPR], *, 
 
 def answer(q: SearchQuery, ctx: AnswerContext) -> Card:
     """The week's PRs that match, best first, with why each matched; else "did you mean"; else
-    (``fallback``) the help card or (an explicit search) "nothing matched"."""
+    "nothing matched" (a fallback search is an unsure reading: the chat offers other readings)."""
     lang = ctx.lang
     w = ctx.week_digest(q.week)
     if isinstance(w, Card):
@@ -202,8 +200,6 @@ def answer(q: SearchQuery, ctx: AnswerContext) -> Card:
             return message_card(header, [tr(lang, "card.search.none", text=shown, week=w.week),
                                          tr(lang, "card.search.did_you_mean", names=tr(lang, "sep").join(near))],
                                 lang=lang, role="search_suggestions")
-        if q.fallback:
-            return help_answer(HelpQuery(lang=q.lang, unknown=True), ctx)
         return message_card(header, [tr(lang, "card.search.none", text=shown, week=w.week)], lang=lang, role="search")
     prs = [p for p in d.prs if p.number in scored]
 

@@ -52,7 +52,7 @@ class UnsubscribeQuery(QueryBase):
         return self.modules[0] if self.modules else None
 
 
-LIST_PATTERNS = {"en": (r"\b(?:my |list |show |our )?subscriptions\b",), "zh": ("我的订阅|订阅列表|查看订阅|已订阅",)}
+LIST_PATTERNS = {"en": (r"\b(?:my |list |show |our )?subscriptions\b|\b(?:am i|are we|i am|we are|im) subscribed\b",), "zh": ("我的订阅|订阅列表|查看订阅|已订阅",)}
 UNSUB_PATTERNS = {"en": (r"\bunsubscribe\b",), "zh": ("取消订阅|退订",)}
 SUB_PATTERNS = {"en": (r"\bsubscribe\b",), "zh": ("订阅",)}
 _LIST = compile_patterns(LIST_PATTERNS)

@@ -8,6 +8,8 @@ from typing import Literal
 from pydantic import Field
 
 from chatbot.cards import Card, top_prs_card
+from chatbot.filters import Filters, keep, resolve_words
+from chatbot.i18n import tr
 from chatbot.intent import AnswerContext, Intent, ParseInput, QueryBase, WeekRef, compile_patterns
 
 
@@ -22,6 +24,16 @@ class TopPRsQuery(QueryBase):
     week: WeekRef = "current"
     n: int | None = Field(default=None, ge=1, le=MAX_N)
     """How many to list (None: the card's ``list_items``)."""
+    modules: tuple[str, ...] = ()
+    topics: tuple[str, ...] = ()
+    labels: tuple[str, ...] = ()
+    """Only PRs in these modules or topics, with these labels (:class:`chatbot.filters.Filters`)."""
+    words: tuple[str, ...] = ()
+    """Other words: an author of the week, else ignored."""
+
+    def filters(self) -> Filters:
+        """The query's :class:`chatbot.filters.Filters`."""
+        return Filters(modules=self.modules, topics=self.topics, labels=self.labels, words=self.words)
 
 
 PATTERNS = {"en": (r"\btop(?: prs?| pull requests?)?\b|\bkey prs?\b|\bimportant prs?\b",), "zh": ("重点|重要",)}
@@ -33,23 +45,39 @@ _N = re.compile(r"(?:\btop|前|最重要的?|重点)\s*([0-9]{1,3})(?![0-9])|(?<
 
 
 def parse(inp: ParseInput) -> TopPRsQuery | None:
-    """``top PRs``, ``top 5 PRs``, ``key PRs``, ``重点PR``, ``前 5 个重点 PR`` (N capped at :data:`MAX_N`);
-    only "PRs" with an optional week (``PRs 2026-W20``) lists the week's key PRs."""
+    """``top PRs``, ``top 5 PRs``, ``key PRs``, ``重点PR``, ``前 5 个重点 PR`` (N capped at :data:`MAX_N`),
+    narrowed by the modules, topics and labels named ("本周 ROCm 相关的重点 PR"); only "PRs" with an
+    optional week (``PRs 2026-W20``) lists the week's key PRs."""
     if not _RX.search(inp.rest):
         return TopPRsQuery(lang=inp.lang, week=inp.week) if _BARE.match(inp.rest) else None
+    e = inp.entities
+    if e.risk or e.tags:
+        return None  # "top risks": the risks intents
     m = _N.search(inp.rest)
     n = int(m.group(1) or m.group(2)) if m else None
-    return TopPRsQuery(lang=inp.lang, week=inp.week, n=min(max(n, 1), MAX_N) if n is not None else None)
+    return TopPRsQuery(lang=inp.lang, week=inp.week, n=min(max(n, 1), MAX_N) if n is not None else None,
+                       modules=e.modules, topics=e.topics, labels=e.labels, words=e.words)
 
 
 def answer(q: TopPRsQuery, ctx: AnswerContext) -> Card:
-    """The key-PRs card of the week (the first ``n`` of them when asked for a number)."""
+    """The key-PRs card of the week (the first ``n`` of them when asked for a number); with filters,
+    the week's PRs that pass them by importance (leftover words: an author, else ignored)."""
     w = ctx.week_digest(q.week)
     if isinstance(w, Card):
         return w
     limits = ctx.limits if q.n is None else ctx.limits.model_copy(update={"list_items": q.n})
-    return top_prs_card(w.digest, report_url=w.report_url, limits=limits, notice=list(w.notice))
+    f = q.filters()
+    if not f.any():
+        return top_prs_card(w.digest, report_url=w.report_url, limits=limits, notice=list(w.notice))
+    d = w.digest
+    lang = d.lang
+    author, ignored = resolve_words(f, d.prs, ctx.people(d))
+    if author is None and not (f.modules or f.topics or f.labels):
+        return top_prs_card(d, report_url=w.report_url, limits=limits, notice=[*w.notice, *ctx.ignored_line(ignored)])
+    prs = [p for p in d.prs if keep(p, f, ctx.modules, author)]
+    return ctx.filter_card(w, prs, ctx.filter_what(tr(lang, "card.top.what"), f, author), ignored=ignored, limits=limits)
 
 
 INTENT = Intent(name="top_prs", query=TopPRsQuery, patterns=PATTERNS, parse=parse, answer=answer, takes_week=True,
-                help_rank=40, help={"en": "top PRs: the week's key PRs", "zh": "重点PR：本周重点 PR"})
+                help_rank=40, help={"en": "top PRs [in ROCm / attention / perf]: the week's key PRs",
+                                    "zh": "重点PR [ROCm / 注意力后端 / 性能]：本周重点 PR"})

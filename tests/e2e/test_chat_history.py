@@ -105,15 +105,17 @@ def test_search_ranks_topic_titles_above_path_only_matches(weeks):
     assert "topic Kimi" in text and "vllm/model_executor/models/kimi_audio.py" in text
 
 
-def test_did_you_mean_and_the_help_card_only_when_nothing_is_found(weeks):
+def test_did_you_mean_and_never_the_help_card_when_nothing_is_found(weeks):
     near = run("qwen4", weeks)
     assert near["intent"] == "search" and near["prs"] == []
     assert "Did you mean: Qwen3?" in run("qwen4", weeks, "text")
     assert "Did you mean: DeepSeek V4, DeepSeek?" in run("deepseek v5", weeks, "text")
-    for nothing in ("blah blah", "what is the weather"):
+    for nothing, words in (("blah blah", "blah"), ("what is the weather", "weather")):
         out = run(nothing, weeks)
-        assert (out["intent"], out["week"], out["prs"]) == ("help", None, [])
-        assert "I did not understand that" in run(nothing, weeks, "text")
+        assert (out["intent"], out["prs"]) == ("search", [])
+        text = run(nothing, weeks, "text")  # the best reading, offering others: not the help card
+        assert f"I read this as a search (“{words}”) — or did you mean: the week's summary / key PRs" in text
+        assert "I did not understand that" not in text
     explicit = run("search weather", weeks)  # asked to search: a search answer, with title-word suggestions
     assert explicit["intent"] == "search" and "Did you mean: gather?" in run("search weather", weeks, "text")
 

@@ -38,23 +38,29 @@ def test_help_card_is_generated_from_the_registry_in_rank_order():
         "• risks [this week | last week | 2026-W19]: PRs carrying risk tags, with reasons",
         "• reverts / security / missing tests / tests removed / large / dependencies [in MODULE(S), TOPIC or by AUTHOR] "
         "[last week]: PRs with that risk",
+        "• what should I review first [this week]: your modules' PRs, else top risks and unreviewed large changes",
         "• PR #42202: one PR of any stored week: title, author, modules, risks, reverts and fixes",
         "• what changed in spec-decode / attention this week: one module's PRs, churn and risks",
         "• PRs by LOGIN / what did NAME merge [last week]: one author's merged PRs",
         "• PRs touching vllm/v1/worker (a file or a directory) [last week]",
+        "• perf / bugfix / docs PRs [in MODULE] [last week]: PRs with that label",
         "• search kv cache / Kimi changes / DeepSeek V4: PRs by title, path, module, topic or author",
-        "• top PRs: the week's key PRs",
+        "• new models [this week]: the models a week added",
+        "• top PRs [in ROCm / attention / perf]: the week's key PRs",
         "• contributors: the most active authors",
         "• any new contributors? [last week]: first merges in the stored history",
+        "• how many perf PRs / which module had the most PRs / the biggest PRs [this week]",
         "• summary: the week in one card",
+        "• MoE this month / ROCm in the last 4 weeks / attention since W18: a subject across weeks",
         "• trends [12 weeks]: PR counts, top labels and importance week by week",
+        "• compare W19 and W20 / attention vs moe: counts, risks and what is new",
         "• subscribe [channel] <module> [and <module>] / unsubscribe <module>: weekly updates for modules",
         "• my subscriptions: what you follow",
     ]
     zh = lines_of(answer(parse("帮助"), digest_provider=None, now=NOW))  # type: ignore[arg-type]
-    assert zh[0] == "• 本周风险 / 上周风险 / 风险 2026-W19：带风险标签的 PR 及原因" and len(zh) == 14
+    assert zh[0] == "• 本周风险 / 上周风险 / 风险 2026-W19：带风险标签的 PR 及原因" and len(zh) == 20
     bad = lines_of(answer(parse("risks 2026-W60"), digest_provider=None, now=NOW))  # type: ignore[arg-type]
-    assert "2026-W60" in bad[0] and len(bad) == 15
+    assert "2026-W60" in bad[0] and len(bad) == 21
 
 
 # --- a new intent: the "module" below plus one registry entry ------------------------------------
@@ -89,7 +95,7 @@ def test_adding_an_intent_is_one_module_and_one_registry_entry():
     card = answer(q, digest_provider=None, now=NOW, intents=registry)  # type: ignore[arg-type]
     assert card.header == "pong"
     help_lines = lines_of(answer(parse("help", intents=registry), digest_provider=None, now=NOW, intents=registry))  # type: ignore[arg-type]
-    assert help_lines[-1] == "• ping: is the bot there" and len(help_lines) == 15
+    assert help_lines[-1] == "• ping: is the bot there" and len(help_lines) == 21
     responder = Responder(digest_provider=None, clock=lambda: NOW, repo="o/r", intents=registry)  # type: ignore[arg-type]
     assert responder.reply("ping").header == "pong"
     # earlier intents keep precedence: "risks ping" is still a risks question

@@ -184,16 +184,16 @@ def test_message_text_never_raises():
     ("unsubscribe spec decode and moe", "unsubscribe", {"modules": ("spec-decode", "moe")}),
     ("subscribe moe and nosuch", "subscribe", {"modules": (), "asked": "nosuch"}),
     ("subscribe moe and kv", "subscribe", {"modules": (), "asked": "kv", "candidates": ("scheduler", "kv-connector")}),
-    ("kv-connector 和 ROCm 上周的风险", "risk_tag", {"modules": ("kv-connector", "platforms"), "week": "previous"}),
+    ("kv-connector 和 ROCm 上周的风险", "risk_tag", {"modules": ("kv-connector",), "topics": ("rocm",), "week": "previous"}),
     ("DeepSeek V4 risks", "risk_tag", {"topic": "deepseek-v4", "modules": ()}),
-    ("reverts in nosuch", "risk_tag", {"tag": "revert", "asked": "nosuch"}),  # never silently all reverts
+    ("reverts in nosuch", "risk_tag", {"tag": "revert", "words": ("nosuch",)}),  # the answer says it ignored it
     ("top risks", "risks", {}),
     ("my subscriptions", "subscriptions", {}),
     ("我的订阅", "subscriptions", {"lang": "zh"}),
     ("help", "help", {"unknown": False}),
     ("帮助", "help", {"unknown": False, "lang": "zh"}),
     ("what is the weather", "search", {"fallback": True, "text": "weather"}),  # not understood: searched
-    ("what is the", "help", {"unknown": True}),  # only stop words: nothing to search either
+    ("what is the", "summary", {"week": "current"}),  # only stop words: the week, offered as an unsure reading
     ("Kimi changes", "search", {"fallback": True, "text": "kimi"}),
     ("what changed in qwen3", "search", {"fallback": True, "text": "qwen3"}),
     ("search kv cache", "search", {"fallback": False, "text": "kv cache"}),
