@@ -339,6 +339,9 @@ class Responder:
             own PRs; None for other providers).
         buttons: add the chat buttons (:func:`chatbot.actions.decorate`) to answers (chat
             platforms; ``prhub ask`` prints none).
+        router: ``router(text) -> query | None``: the optional model router
+            (``adapters.llm.router.ModelRouter``, when ``llm:`` is configured); None from it, or no
+            router, reads the message with the parser.
     """
 
     def __init__(self, *, digest_provider: DigestProvider, clock: Callable[[], datetime], repo: str, tz: str = "UTC",
@@ -346,8 +349,9 @@ class Responder:
                  report_url: Callable[[IsoWeek], str | None] | None = None, default_lang: str = "en",
                  limits: CardLimits = DEFAULT_LIMITS, observe: Callable[[float], None] | None = None,
                  intents: Sequence[Intent[Any]] = INTENTS, history: PRHistory | None = None,
-                 buttons: bool = False) -> None:
+                 buttons: bool = False, router: Callable[[str], QueryBase | None] | None = None) -> None:
         self.observe = observe
+        self.router = router
         self.buttons = buttons
         self.digest_provider = digest_provider
         self.clock = clock
@@ -369,7 +373,12 @@ class Responder:
         return self.read(text).query
 
     def read(self, text: str) -> Reading:
-        """:func:`read` with this repository's modules and intents."""
+        """The router's query when it gives one (a sure reading), else :func:`read` with this
+        repository's modules and intents."""
+        if self.router is not None and clean_text(text):
+            q = self.router(text)
+            if q is not None:
+                return Reading(query=q)
         return read(text, modules=self.modules, intents=self.intents)
 
     def reply(self, text: str, *, requester: Requester | None = None) -> Card:

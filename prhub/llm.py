@@ -12,13 +12,17 @@ import os
 import sys
 from collections.abc import Callable
 from contextlib import AbstractContextManager
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 from chatbot.errors import InputError
 from chatbot.models import DigestText, ProseInfo
 from chatbot.ports import SummaryCache
 from chatbot.writer import Progress
+from chatbot.module_names import ModuleIndex
 from scheduler.config import LLMSettings
+
+if TYPE_CHECKING:
+    from adapters.llm.router import ModelRouter
 
 log = logging.getLogger(__name__)
 
@@ -64,6 +68,21 @@ def write_with_model(d: DigestText, settings: LLMSettings, *, cache: SummaryCach
         stream = report if report is not None else sys.stderr
         stream.write(line + "\n")
     return out
+
+
+CHAT_TIMEOUT_S = 10.0
+"""The longest a chat question waits on the model router (seconds); the parser answers after it."""
+
+
+def chat_router(settings: LLMSettings, modules: ModuleIndex, env: dict[str, str] | None = None) -> ModelRouter:
+    """The chat's model router over ``settings`` (its key from ``api_key_env``), with the registry's
+    intents as tools and ``modules`` as the rules' names (:mod:`adapters.llm.router`)."""
+    from adapters.llm.router import ModelRouter
+    from chatbot.intents import INTENTS
+
+    environ = os.environ if env is None else env
+    return ModelRouter(settings.base_url, settings.model, environ.get(settings.api_key_env, ""), intents=INTENTS,
+                       modules=modules, timeout_s=min(settings.timeout_s, CHAT_TIMEOUT_S))
 
 
 def require_llm(env: dict[str, str] | None = None) -> LLMSettings:

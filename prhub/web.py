@@ -41,6 +41,7 @@ from chatbot.repo_mention import path_roots
 from chatbot.weeks import IsoWeek
 from prhub import platforms
 from prhub.guard import DEFAULT_MAX_REQUEST_BYTES, RequestGuard, quiet_sdk_loggers
+from prhub.llm import chat_router
 from prhub.outbox import StoreOutbox
 from chatbot.rules import Rules
 from prhub.config import Config, Settings
@@ -150,6 +151,7 @@ def create_responders(settings: Settings | Config, store: SqlStore | None, *, cl
     now = _now_fn(clock)
     env = config.env
     out: list[Responder] = []
+    llm = config.file.config.llm if config.file is not None else None
     for i, r in enumerate(config.chat_repositories):
         provider = digest_provider if i == 0 else None
         history = None
@@ -162,7 +164,8 @@ def create_responders(settings: Settings | Config, store: SqlStore | None, *, cl
         out.append(Responder(digest_provider=provider, clock=now, repo=r.repo, tz=r.tz, modules=ModuleIndex(r.rules),
                              subscriptions=store, report_url=report_url_fn(env, r.repo),
                              default_lang=env.prhub_default_lang, observe=_observe_query, history=history,
-                             buttons=True, limits=CardLimits(top_risks=r.top_risks)))
+                             buttons=True, limits=CardLimits(top_risks=r.top_risks),
+                             router=chat_router(llm, ModuleIndex(r.rules)) if llm is not None else None))
     return out
 
 

@@ -2,6 +2,7 @@
 
 ``POST /v1/chat/completions`` answers with the next step of the script; each step is one of
 :class:`Reply` (HTTP 200 with a chat completion whose message content is ``content``),
+:class:`ToolCall` (HTTP 200 whose message calls one of the request's ``tools``: function calling),
 :class:`Status` (an error status, JSON error body as OpenAI sends it, optional ``Retry-After``),
 :class:`Answer` (HTTP 200 whose content a function of the request body computes), or
 :class:`Stall` (sleeps longer than the client's timeout, then answers). Like the real API it
@@ -50,7 +51,17 @@ class Stall:
     content: str = "{}"
 
 
-Step = Reply | Status | Stall | Answer
+@dataclass(frozen=True)
+class ToolCall:
+    """HTTP 200 whose message calls the function ``name`` with ``arguments`` (a JSON text, sent as
+    is: a test may send one that is not JSON); ``name=""`` answers ``content`` with no tool call."""
+
+    name: str
+    arguments: str = "{}"
+    content: str | None = None
+
+
+Step = Reply | Status | Stall | Answer | ToolCall
 
 
 class FakeOpenAI(LoopbackServer):
@@ -108,6 +119,19 @@ class FakeOpenAI(LoopbackServer):
         if isinstance(step, Status):
             headers = {"Retry-After": step.retry_after} if step.retry_after is not None else None
             return self._error(h, step.status, step.message, headers)
+        if isinstance(step, ToolCall):
+            if not isinstance(body.get("tools"), list) or not body["tools"]:
+                return self._error(h, 400, "a tool call was scripted but the request offers no tools")
+            message: dict[str, Any] = {"role": "assistant", "content": step.content}
+            if step.name:
+                message["tool_calls"] = [{"id": f"call_{len(self.requests)}", "type": "function",
+                                          "function": {"name": step.name, "arguments": step.arguments}}]
+            return self._send(h, 200, {
+                "id": f"chatcmpl-{len(self.requests)}", "object": "chat.completion", "created": 1767225600,
+                "model": body["model"],
+                "choices": [{"index": 0, "finish_reason": "tool_calls" if step.name else "stop", "message": message}],
+                "usage": {"prompt_tokens": 300, "completion_tokens": 20, "total_tokens": 320},
+            })
         if isinstance(step, Stall):
             time.sleep(step.seconds)
             content = step.content
