@@ -27,7 +27,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from chatbot.render.escape import safe_url
 from chatbot.history import Trends, signed
 from chatbot.takeaways import headline, takeaways
-from chatbot.writer import prose_note
+from chatbot.writer import model_slots, prose_note, sentence_mark
 from chatbot.i18n import lines_text, tr
 from chatbot.models import AnalyzedPR, DigestText
 
@@ -246,6 +246,13 @@ DEFAULT_LIMITS = CardLimits()
 # Helpers
 # --------------------------------------------------------------------------------------------
 
+
+def _mark(slots: frozenset[str], slot: str) -> tuple[Run, ...]:
+    """The model's mark after a sentence it wrote, as a run (none for a rule-written one)."""
+    mark = sentence_mark(slots, slot)
+    return (Text(text=mark),) if mark else ()
+
+
 def clip(text: str, limit: int) -> str:
     """``text`` with whitespace collapsed, cut to ``limit`` characters (the last one "…")."""
     s = " ".join(text.split())
@@ -389,9 +396,11 @@ def _summary_blocks(d: DigestText, limits: CardLimits) -> list[Block]:
 
     if d.themes:
         lines: list[Line] = []
+        slots = model_slots(d.prose)
         for th in d.themes:
             lines.append((Text(text=th.name, bold=True), Text(text=tr(lang, "colon")),
-                          Untrusted(text=clip(th.summary, limits.detail_chars * 2))))
+                          Untrusted(text=clip(th.summary, limits.detail_chars * 2)),
+                          *_mark(slots, f"storylines.{th.module}")))
             refs: list[Run] = [Text(text="↳ ")]
             for n in th.prs:
                 if n in by_num:
@@ -510,8 +519,9 @@ def digest_cards(digest: DigestText, *, report_url: str | None = None, limits: C
                                   more=len(d.key_prs) - len(keys), more_text=more_text))
         if d.recommendations:
             tblocks.append(Section(role="recommendations", heading=tr(lang, "card.h.recommendations"),
-                                   lines=tuple((Text(text="• "), Untrusted(text=clip(r.text, limits.detail_chars * 2)))
-                                               for r in d.recommendations)))
+                                   lines=tuple((Text(text="• "), Untrusted(text=clip(r.text, limits.detail_chars * 2)),
+                                                *_mark(model_slots(d.prose), f"recommendations.{i}"))
+                                               for i, r in enumerate(d.recommendations))))
         tblocks.append(Context(runs=(Text(text=tr(lang, "card.part", part=part, parts=parts)),)))
         name = tr(lang, "card.h.key_prs")
         cards.append(Card(header=part_title(name, part), lang=lang, blocks=tuple(_with_button(tblocks, lang, report_url)),

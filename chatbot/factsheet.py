@@ -1,9 +1,10 @@
 """The fact sheet a model may word, and its size in tokens. Pure.
 
 Code builds the facts; a model only picks and words them. The fact sheet is a JSON object drawn
-from a :class:`~chatbot.models.DigestText`: counts, module stats, storylines (with their rule-written
-sentence), key PRs with their gists and stated results, risk items, review findings and the
-rule-written recommendations. :func:`fit_fact_sheet` drops the least important entries (last key
+from a :class:`~chatbot.models.DigestText`, every fact with an id (:func:`fact_sheet`): counts, label
+shares, module stats, top authors, storylines (with their rule-written sentence), key PRs (lines,
+files, author, merge day, gist, stated results), risk items, review findings and the rule-written
+recommendations. :func:`fit_fact_sheet` drops the least important entries (last key
 PRs, then risk items, findings, modules) until the sheet fits ``max_input_tokens``.
 
 Token estimate (no tokenizer download: tokenizer files cannot be fetched at run time here):
@@ -17,9 +18,11 @@ from __future__ import annotations
 
 import json
 import math
+from datetime import timedelta
 from typing import Any
 
 from chatbot.models import AnalyzedPR, DigestText
+from chatbot.prose_check.facts import person_key
 
 PROMPT_OVERHEAD = 600
 """Tokens reserved for the system prompt, the answer schema and the chat template."""
@@ -32,22 +35,34 @@ def estimate_tokens(text: str) -> int:
 
 
 def fact_sheet(d: DigestText) -> dict[str, Any]:
-    """Every fact the model may use, as JSON-ready data (numbers exact, text untrusted PR text)."""
+    """Every fact the model may use, as JSON-ready data (numbers exact, text untrusted PR text).
+
+    Every fact has an id (:mod:`chatbot.prose_check.facts`, the ids the validator binds claims to):
+    an item's ``id`` plus a field name (``prs.46995.additions``, ``modules.models.prs``,
+    ``risks.large-change.pr_count``, ``authors.hmellor.prs``), a label's ``labels.<name>`` (its
+    count; ``.share`` its percent of the week's PRs), and the week's ``week.<key>`` (``merged_prs``,
+    ``key_prs``, ``first_day``, ``last_day``: the window's inclusive first and last day).
+    """
     by_num = {p.number: p for p in d.prs}
+    total = max(d.total_prs, 1)
+    first, last = d.start.date(), (d.end - timedelta(days=1)).date()
     return {
         "repo": d.repo,
         "week": d.week,
         "language": d.lang,
-        "window": [d.start.date().isoformat(), d.end.date().isoformat()],
+        "window": {"first_day": first.isoformat(), "last_day": last.isoformat()},
         "merged_prs": d.total_prs,
         "key_pr_count": len(d.key_prs),
-        "labels": dict(list(d.label_counts.items())[:8]),
-        "modules": [{"name": s.name, "prs": s.prs, "additions": s.additions, "deletions": s.deletions}
-                    for s in d.module_stats[:10]],
-        "storylines": [{"id": t.module, "name": t.name, "prs": list(t.prs), "rule_sentence": t.summary}
-                       for t in d.themes],
+        "labels": [{"id": f"labels.{k}", "prs": v, "share": round(100.0 * v / total, 1)}
+                   for k, v in list(d.label_counts.items())[:8]],
+        "modules": [{"id": f"modules.{s.module}", "name": s.name, "prs": s.prs, "additions": s.additions,
+                     "deletions": s.deletions} for s in d.module_stats[:10]],
+        "authors": [{"id": f"authors.{person_key(c.login)}", "login": c.login, "prs": c.prs} for c in d.contributors[:8]],
+        "storylines": [{"id": t.module, "fact": f"storylines.{t.module}", "name": t.name, "prs": list(t.prs),
+                        "rule_sentence": t.summary} for t in d.themes],
         "key_prs": [_key_pr(d, p) for p in d.key_prs],
-        "risks": [{"kind": r.kind, "prs": list(r.prs[:8]), "pr_count": len(r.prs), "detail": r.detail} for r in d.risks],
+        "risks": [{"id": f"risks.{r.kind}", "kind": r.kind, "prs": list(r.prs[:8]),
+                   "pr_count": d.risk_tag_counts.get(r.kind, len(r.prs)), "detail": r.detail} for r in d.risks],
         "findings": [{"pr": f.pr, "bot": f.bot, "severity": f.severity, "path": f.path, "line": f.line, "quote": f.quote}
                      for p in sorted(d.prs, key=lambda x: (-x.importance, x.number)) for f in p.findings][:20],
         "recommendations": [{"text": r.text, "prs": list(r.prs)} for r in d.recommendations],
@@ -56,7 +71,9 @@ def fact_sheet(d: DigestText) -> dict[str, Any]:
 
 
 def _key_pr(d: DigestText, p: AnalyzedPR) -> dict[str, Any]:
-    return {"number": p.number, "title": p.title, "gist": p.gist, "gist_from": p.gist_source, "results": list(p.results),
+    return {"id": f"prs.{p.number}", "number": p.number, "title": p.title, "author": p.author,
+            "merged": p.merged_at.date().isoformat(), "additions": p.additions, "deletions": p.deletions,
+            "files": p.changed_files, "gist": p.gist, "gist_from": p.gist_source, "results": list(p.results),
             "modules": [d.module_names.get(m, m) for m in p.modules[:3]], "importance": p.importance,
             "risks": list(p.risk_tags)}
 

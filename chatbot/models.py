@@ -9,7 +9,7 @@ decimal, shares are fractions 0.0-1.0 rounded to three decimals.
 from __future__ import annotations
 
 from datetime import datetime, timezone
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, AwareDatetime, BaseModel, ConfigDict, Field, field_validator
 
@@ -256,12 +256,23 @@ class Theme(Frozen):
     summary: str
 
 
+class SentenceMark(Frozen):
+    """Who wrote one sentence of the digest: ``slot`` (``headline``, ``storylines.<id>``, ``trend``,
+    ``recommendations.<i>`` by position, ``prs.<n>`` a key PR's summary), ``source`` ``model`` or
+    ``rules``, and the ``model``'s name when it wrote it (numbers and PR references checked)."""
+
+    slot: str
+    source: Literal["model", "rules"]
+    model: str = ""
+
+
 class ProseInfo(Frozen):
     """How the digest's sentences were written: by a model checked by the validator, or by rules.
 
     ``source`` is ``model`` (every model sentence kept), ``mixed`` (some replaced by the
     rule-written text) or ``rules`` (the model's answer was unusable, or no model was asked);
-    ``kept``/``replaced`` count sentences; tokens and seconds are what the model calls cost
+    ``kept`` counts the model's digest sentences used, ``replaced`` those that failed the checks
+    (their slots keep the rule text); tokens and seconds are what the model calls cost
     (0 when the answer came from the summary cache).
     """
 
@@ -279,6 +290,10 @@ class ProseInfo(Frozen):
     """Key-PR summaries that fell back to the extractive gist (answer failed the check, or model error)."""
     summaries_cached: int = 0
     """Key-PR summaries taken from the summary cache (0 tokens)."""
+    summaries_failed: int = 0
+    """Key-PR summaries the model wrote that failed the checks twice (counted in ``summaries_rules``)."""
+    sentences: tuple[SentenceMark, ...] = ()
+    """Each sentence the writer could word, in digest order, with who wrote it."""
 
 
 class Recommendation(Frozen):

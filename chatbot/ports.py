@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Protocol
+from typing import Any, Protocol
 
 from chatbot.models import PullRequest
 
@@ -227,8 +227,10 @@ class ModelClient(Protocol):
         """The model name answers come from (part of the summary cache key)."""
         ...
 
-    def complete(self, system: str, user: str) -> ModelAnswer:
-        """One chat completion asking for a JSON object.
+    def complete(self, system: str, user: str, schema: dict[str, Any] | None = None) -> ModelAnswer:
+        """One chat completion asking for a JSON object; with ``schema`` (the ``json_schema`` member of
+        ``response_format``: ``{"name", "strict", "schema"}``) for one of that shape, where the server
+        supports structured output (else a plain JSON object).
 
         Raises:
             chatbot.errors.ModelError: timeout, rate limit beyond the retry, server or connection error.

@@ -29,15 +29,16 @@ import hashlib
 import json
 import logging
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from chatbot.errors import ModelError
 from chatbot.i18n import tr
 from chatbot.factsheet import fact_sheet, fit_fact_sheet, pr_entry, sheet_text
-from chatbot.models import DigestText, Prose, ProseInfo, Recommendation
+from chatbot.answers import DIGEST_SCHEMA, SUMMARY_SCHEMA, claim_of
+from chatbot.models import DigestText, Prose, ProseInfo, Recommendation, SentenceMark
 from chatbot.ports import ModelClient, SummaryCache
-from chatbot.prose_check import Claim, Facts, check_claim
+from chatbot.prose_check import Facts, check_claim
 
 log = logging.getLogger(__name__)
 
@@ -45,10 +46,15 @@ SYSTEM_PROMPT = (
     "You write the summary sentences of a weekly digest of merged pull requests. Use only the facts in "
     "the JSON fact sheet the user sends; do not add numbers, PR numbers, names or claims that are not in it. "
     "Write plain text, no Markdown, no mentions, no links. Write in the sheet's language (en: English, "
-    "zh: Simplified Chinese). Cite PRs as #N and list every cited number in the sentence's prs. Answer with "
-    "one JSON object: {\"headline\": {\"text\", \"prs\"}, \"storylines\": [{\"id\", \"text\", \"prs\"}] with one "
-    "sentence per storyline id of the sheet, \"trend\": {\"text\", \"prs\"} a short module-trend paragraph, "
-    "\"recommendations\": [{\"text\", \"prs\"}] at most 4}."
+    "zh: Simplified Chinese). Every sentence is a claim: its text, the PR numbers it cites (prs) and the ids "
+    "of the facts it rests on (facts): an item's id, or id.field (prs.46995.additions, modules.models.prs, "
+    "labels.bugfix, risks.large-change.pr_count, authors.hmellor.prs), week.merged_prs, week.key_prs, "
+    "week.first_day, week.last_day. Each number in a sentence must be the value of a fact it cites, about "
+    "the thing named next to it. A storyline's sentence names only PRs of that storyline. Answer with one "
+    "JSON object: {\"headline\": claim, \"storylines\": [claim with \"id\"] with one sentence per storyline "
+    "id of the sheet, \"trend\": claim (a short module-trend paragraph), \"recommendations\": [claim] at "
+    "most 4}, where a claim is {\"text\": string, \"prs\": [integers], \"facts\": [strings]}; leave a "
+    "text empty rather than guess."
 )
 
 
@@ -57,36 +63,35 @@ PR_SYSTEM_PROMPT = (
     "when the facts state one, its measured result. Use only the facts in the JSON the user sends; do not "
     "add numbers, PR numbers, names or claims that are not in it. Plain text, no Markdown, no mentions, no "
     "links, at most 200 characters, in the sheet's language (en: English, zh: Simplified Chinese). Answer "
-    "with one JSON object: {\"summary\": {\"text\": string, \"prs\": [cited PR numbers]}}."
+    "with one JSON object: {\"summary\": {\"text\": string, \"prs\": [cited PR numbers], \"facts\": "
+    "[ids of the facts it rests on, e.g. prs.46995.additions]}}."
 )
 
 Progress = Callable[[int, int], None]
 """``progress(done, total)``: called after each model step (key-PR summaries, then the digest prose)."""
 
 
-def _sentence(obj: Any) -> Claim | None:
-    """The claim of one answer item ``{"text", "prs", "facts"}`` (``facts`` optional), or None when malformed."""
-    if not isinstance(obj, dict) or not isinstance(obj.get("text"), str):
-        return None
-    prs = obj.get("prs", [])
-    if not isinstance(prs, list) or not all(type(n) is int for n in prs):
-        return None
-    ids = obj.get("facts")
-    if ids is not None and (not isinstance(ids, list) or not all(isinstance(x, str) for x in ids)):
-        return None
-    return Claim(obj["text"].strip(), tuple(prs), None if ids is None else tuple(ids))
+MAX_RECOMMENDATIONS = 6
+"""Recommendations at most once the model's are merged with the rule-written ones (the story issue's cap)."""
 
 
 class _Checked:
-    """A parsed answer with its kept sentences and complaints."""
+    """A parsed answer: the kept sentences by slot, the slots whose sentence failed, the complaints."""
 
     def __init__(self) -> None:
         self.headline: str | None = None
         self.storylines: dict[str, str] = {}
         self.trend: str | None = None
         self.recommendations: list[Recommendation] = []
+        self.failed: set[str] = set()
+        """Slots the model wrote a sentence for that failed the checks (``recommendations.<i>`` by answer index)."""
         self.complaints: list[str] = []
-        self.kept = 0
+
+    @property
+    def kept(self) -> int:
+        """Model sentences kept."""
+        return (int(self.headline is not None) + len(self.storylines) + int(self.trend is not None)
+                + len(self.recommendations))
 
 
 def _check(text: str, d: DigestText, facts: Facts) -> _Checked:
@@ -100,59 +105,90 @@ def _check(text: str, d: DigestText, facts: Facts) -> _Checked:
         out.complaints.append("the answer is not a JSON object")
         return out
 
-    def keep(where: str, obj: Any, slot: str | None = None) -> str | None:
-        claim = _sentence(obj)
+    def keep(where: str, obj: Any, key: str, slot: str | None = None) -> str | None:
+        if obj is None or (isinstance(obj, dict) and not str(obj.get("text") or "").strip()):
+            return None  # left empty: the slot keeps its rule text, nothing failed
+        claim = claim_of(obj)
         if claim is None:
             out.complaints.append(f"{where}: expected {{\"text\": string, \"prs\": [integers], \"facts\": [fact ids]}}")
+            out.failed.add(key)
             return None
         faults = check_claim(claim, facts, slot)
         if faults:
             out.complaints.append(f"{where} ({claim.text[:80]!r}) " + "; ".join(faults))
+            out.failed.add(key)
             return None
-        out.kept += 1
         return claim.text
 
-    out.headline = keep("headline", data.get("headline"))
+    out.headline = keep("headline", data.get("headline"), "headline")
     ids = {t.module for t in d.themes}
     for i, item in enumerate(data.get("storylines") or []):
         sid = item.get("id") if isinstance(item, dict) else None
         if sid not in ids:
             out.complaints.append(f"storylines[{i}]: id {sid!r} is not a storyline of the sheet")
             continue
-        sentence = keep(f"storylines[{i}]", item, f"storylines.{sid}")
+        sentence = keep(f"storylines[{i}]", item, f"storylines.{sid}", f"storylines.{sid}")
         if sentence is not None:
             out.storylines[str(sid)] = sentence
-    if data.get("trend") is not None:
-        out.trend = keep("trend", data.get("trend"))
-    for i, item in enumerate((data.get("recommendations") or [])[:4]):
-        sentence = keep(f"recommendations[{i}]", item)
+    out.trend = keep("trend", data.get("trend"), "trend")
+    for i, item in enumerate((data.get("recommendations") or [])[:MAX_RECOMMENDATIONS]):
+        sentence = keep(f"recommendations[{i}]", item, f"recommendations.{i}")
         if sentence is not None:
-            prs = tuple(n for n in item["prs"])
-            out.recommendations.append(Recommendation(text=sentence, prs=prs))
+            out.recommendations.append(Recommendation(text=sentence, prs=tuple(item["prs"])))
     return out
 
 
 def _merge(first: _Checked, second: _Checked) -> _Checked:
-    """Sentences of the retry where the first answer's failed (or the retry's, when both pass)."""
+    """Per slot, the retry's sentence where it passed, else the first answer's; a slot fails only
+    when no answer's sentence for it passed. Recommendations come whole from the answer with more kept."""
     out = _Checked()
     out.headline = second.headline or first.headline
     out.storylines = {**first.storylines, **second.storylines}
     out.trend = second.trend or first.trend
-    out.recommendations = second.recommendations or first.recommendations
+    recs = second if len(second.recommendations) >= len(first.recommendations) and (
+        second.recommendations or any(k.startswith("recommendations.") for k in second.failed)) else first
+    out.recommendations = recs.recommendations
+    kept = {"headline"} if out.headline is not None else set()
+    kept |= {f"storylines.{k}" for k in out.storylines} | ({"trend"} if out.trend is not None else set())
+    out.failed = {k for k in first.failed | second.failed if k not in kept and not k.startswith("recommendations.")}
+    out.failed |= {k for k in recs.failed if k.startswith("recommendations.")}
     out.complaints = second.complaints
-    out.kept = (int(out.headline is not None) + len(out.storylines) + int(out.trend is not None)
-                + len(out.recommendations))
     return out
+
+
+def _covers(model: Sequence[Recommendation], rule: Recommendation) -> bool:
+    """Whether a model recommendation already says what ``rule`` says: it names one of its PRs."""
+    return any(set(m.prs) & set(rule.prs) for m in model)
+
+
+def merge_recommendations(model: Sequence[Recommendation], rules: Sequence[Recommendation]) -> tuple[Recommendation, ...]:
+    """The model's recommendations first, then the rule-written ones no model one covers (names a
+    PR of), :data:`MAX_RECOMMENDATIONS` at most; the rule-written ones alone when the model gave none."""
+    if not model:
+        return tuple(rules)
+    return (*model, *(r for r in rules if not _covers(model, r)))[:MAX_RECOMMENDATIONS]
+
+
+def _marks(d: DigestText, c: _Checked, model: str, recs: Sequence[Recommendation]) -> tuple[SentenceMark, ...]:
+    """Who wrote each sentence of the digest prose: ``headline``, ``storylines.<id>``, ``trend``, ``recommendations.<i>``."""
+    def mark(slot: str, by_model: bool) -> SentenceMark:
+        return SentenceMark(slot=slot, source="model" if by_model else "rules", model=model if by_model else "")
+
+    out = [mark("headline", c.headline is not None)]
+    out += [mark(f"storylines.{t.module}", t.module in c.storylines) for t in d.themes]
+    if c.trend is not None or "trend" in c.failed:  # the rule digest has no trend paragraph of its own
+        out.append(mark("trend", c.trend is not None))
+    written = {r.text for r in c.recommendations}
+    out += [mark(f"recommendations.{i}", r.text in written) for i, r in enumerate(recs)]
+    return tuple(out)
 
 
 def _apply(d: DigestText, c: _Checked, info: ProseInfo) -> DigestText:
     storylines = {**{t.module: t.summary for t in d.themes}, **c.storylines}
+    recs = merge_recommendations(c.recommendations, d.recommendations)
+    info = info.model_copy(update={"sentences": _marks(d, c, info.model, recs)})
     return Prose(headline=c.headline or d.headline, trend_text=c.trend or "", storylines=storylines,
-                 recommendations=tuple(c.recommendations) or d.recommendations, info=info).apply(d)
-
-
-def _expected(d: DigestText) -> int:
-    return 1 + len(d.themes) + 1 + 1  # headline, one per storyline, trend, recommendations (as one)
+                 recommendations=recs, info=info).apply(d)
 
 
 def write_prose(
@@ -177,59 +213,70 @@ def write_prose(
         hit = cache.get_summary(subject, digest_hash, client.model)
         if hit is not None and isinstance(hit.get("answer"), str):
             checked = _check(str(hit["answer"]), d, facts)
+            if isinstance(hit.get("retry"), str):  # the same merge as when it was asked
+                checked = _merge(checked, _check(str(hit["retry"]), d, facts))
             info = _info(checked, d, client.model, 0, 0, 0.0, cached=True)
             return _apply(d, checked, info)
     started = monotonic()
     prompt_tokens = completion_tokens = 0
-    answer_text = ""
+    answers: dict[str, object] = {}
     try:
-        answer = client.complete(SYSTEM_PROMPT, text)
+        answer = client.complete(SYSTEM_PROMPT, text, DIGEST_SCHEMA)
         prompt_tokens, completion_tokens = answer.prompt_tokens, answer.completion_tokens
         checked = _check(answer.text, d, facts)
-        answer_text = answer.text
+        answers["answer"] = answer.text
         if checked.complaints:
             retry = client.complete(SYSTEM_PROMPT, text + "\n\nYour previous answer had these faults; fix them:\n- "
-                                    + "\n- ".join(checked.complaints))
+                                    + "\n- ".join(checked.complaints), DIGEST_SCHEMA)
             prompt_tokens += retry.prompt_tokens
             completion_tokens += retry.completion_tokens
-            second = _check(retry.text, d, facts)
-            if second.kept >= checked.kept or not second.complaints:
-                answer_text = retry.text
-            checked = _merge(checked, second)
+            answers["retry"] = retry.text
+            checked = _merge(checked, _check(retry.text, d, facts))
     except ModelError as exc:
         log.warning("LLM writer: %s; using the rule-written text", exc.user_message)
         checked = _Checked()
     seconds = round(monotonic() - started, 3)
     info = _info(checked, d, client.model, prompt_tokens, completion_tokens, seconds, cached=False)
     if cache is not None and info.source == "model":
-        cache.put_summary(subject, digest_hash, client.model, {"answer": answer_text}, prompt_tokens, completion_tokens)
+        cache.put_summary(subject, digest_hash, client.model, answers, prompt_tokens, completion_tokens)
     return _apply(d, checked, info)
 
 
 def _info(c: _Checked, d: DigestText, model: str, pt: int, ct: int, seconds: float, *, cached: bool) -> ProseInfo:
-    expected = _expected(d)
-    kept = min(c.kept, expected) if c.kept else 0
-    if kept == 0:
-        source = "rules"
-    elif c.headline is not None and len(c.storylines) == len(d.themes) and not c.complaints:
-        source = "model"
-    else:
-        source = "mixed"
-    return ProseInfo(source=source, model=model, kept=c.kept, replaced=max(0, expected - kept), prompt_tokens=pt,
+    """``kept``: model sentences used; ``replaced``: model sentences that failed the checks (their
+    slots keep the rule text); ``source``: rules (none kept), model (none failed) or mixed."""
+    replaced = len(c.failed)
+    source = "rules" if c.kept == 0 else ("model" if replaced == 0 else "mixed")
+    return ProseInfo(source=source, model=model, kept=c.kept, replaced=replaced, prompt_tokens=pt,
                      completion_tokens=ct, seconds=seconds, cached=cached)
 
 
+MARKER = "†"
+"""The mark after each model-written sentence; the provenance line starts with it."""
+
+
+def model_slots(info: ProseInfo | None) -> frozenset[str]:
+    """Slots whose sentence the model wrote (``headline``, ``storylines.<id>``, ``trend``,
+    ``recommendations.<i>``, ``prs.<n>``), for renderers to mark; empty without a writer run."""
+    if info is None:
+        return frozenset()
+    return frozenset(m.slot for m in info.sentences if m.source == "model")
+
+
+def sentence_mark(slots: frozenset[str], slot: str) -> str:
+    """``" †"`` (:data:`MARKER`) when ``slot`` is in ``slots`` (:func:`model_slots`), else ``""``."""
+    return f" {MARKER}" if slot in slots else ""
+
+
 def prose_note(lang: str, info: ProseInfo) -> str:
-    """The line that tells readers who wrote the summary sentences (model, partly model, or rules)."""
-    if info.source == "model":
-        note = tr(lang, "prose.model", model=info.model)
-    elif info.source == "mixed":
-        note = tr(lang, "prose.mixed", model=info.model, n=info.replaced)
-    else:
-        note = tr(lang, "prose.rules")
-    if info.summaries or info.summaries_rules:
-        note += tr(lang, "prose.summaries", model=info.model, n=info.summaries, rules=info.summaries_rules)
-    return note
+    """The provenance line: how many sentences the model wrote (each marked with :data:`MARKER`),
+    that their numbers and PR references were checked against the facts, and how many failed and
+    were replaced by rule text; or that the text is rule-written."""
+    written = info.kept + info.summaries
+    if written == 0:
+        return tr(lang, "prose.rules")
+    return tr(lang, "prose.checked", marker=MARKER, n=written, model=info.model,
+              m=info.replaced + info.summaries_failed)
 
 
 def _summary_of(text: str, facts: Facts, number: int) -> tuple[str | None, list[str]]:
@@ -238,7 +285,7 @@ def _summary_of(text: str, facts: Facts, number: int) -> tuple[str | None, list[
         data = json.loads(text)
     except json.JSONDecodeError as exc:
         return None, [f"the answer is not valid JSON ({exc.msg} at character {exc.pos}); answer with one JSON object"]
-    claim = _sentence(data.get("summary")) if isinstance(data, dict) else None
+    claim = claim_of(data.get("summary")) if isinstance(data, dict) else None
     if claim is None:
         return None, ['expected {"summary": {"text": string, "prs": [integers], "facts": [fact ids]}}']
     faults = check_claim(claim, facts, f"prs.{number}")
@@ -248,10 +295,11 @@ def _summary_of(text: str, facts: Facts, number: int) -> tuple[str | None, list[
 
 
 class SummaryStats:
-    """Counts of one :func:`write_summaries` run: kept, rule-written, cached, tokens, seconds."""
+    """Counts of one :func:`write_summaries` run: kept, rule-written (``failed`` of them because the
+    model's sentence failed the checks twice), cached, tokens, seconds."""
 
     def __init__(self) -> None:
-        self.kept = self.rules = self.cached = self.prompt_tokens = self.completion_tokens = 0
+        self.kept = self.rules = self.cached = self.failed = self.prompt_tokens = self.completion_tokens = 0
         self.seconds = 0.0
 
 
@@ -289,16 +337,17 @@ def write_summaries(
             stats.cached += sentence is not None
         elif not failed:
             try:
-                answer = client.complete(PR_SYSTEM_PROMPT, entry)
+                answer = client.complete(PR_SYSTEM_PROMPT, entry, SUMMARY_SCHEMA)
                 pt, ct = answer.prompt_tokens, answer.completion_tokens
                 kept_text = answer.text
                 sentence, complaints = _summary_of(answer.text, facts, p.number)
                 if complaints:
                     retry = client.complete(PR_SYSTEM_PROMPT, entry + "\n\nYour previous answer had these faults; "
-                                            "fix them:\n- " + "\n- ".join(complaints))
+                                            "fix them:\n- " + "\n- ".join(complaints), SUMMARY_SCHEMA)
                     pt, ct = pt + retry.prompt_tokens, ct + retry.completion_tokens
                     sentence, _ = _summary_of(retry.text, facts, p.number)
                     kept_text = retry.text
+                    stats.failed += sentence is None
                 stats.prompt_tokens += pt
                 stats.completion_tokens += ct
                 if sentence is not None and cache is not None:
@@ -344,6 +393,10 @@ def write_digest(
         "seconds": round(base.seconds + stats.seconds, 3),
         "cached": base.cached and not called,
         "summaries": stats.kept, "summaries_rules": stats.rules, "summaries_cached": stats.cached,
+        "summaries_failed": stats.failed,
+        "sentences": base.sentences + tuple(
+            SentenceMark(slot=f"prs.{p.number}", source="model", model=client.model) if p.number in summaries
+            else SentenceMark(slot=f"prs.{p.number}", source="rules") for p in d.key_prs),
     })
     prose = Prose.of(written).model_copy(update={"info": info, "summaries": summaries})
     return prose.apply(d)

@@ -1,8 +1,9 @@
 """``OpenAIModelClient``: chat completions through the official ``openai`` Python SDK.
 
 Works with any OpenAI-compatible server (``vllm serve``, Ollama, OpenAI, DeepSeek, Qwen): it calls
-``POST {base_url}/chat/completions`` with ``response_format={"type": "json_object"}`` and
-``temperature=0``. The SDK's own retries are off (``max_retries=0``); this client retries an HTTP
+``POST {base_url}/chat/completions`` with ``response_format`` of type ``json_schema`` (strict
+structured output) when the caller passes an answer schema, ``json_object`` otherwise or where the
+server rejects structured output (HTTP 400), and ``temperature=0``. The SDK's own retries are off (``max_retries=0``); this client retries an HTTP
 429 once, after the server's ``Retry-After`` seconds (capped at ``retry_after_cap_s``), through an
 injected ``sleep`` so that tests never wait. Every SDK error becomes a
 :class:`~chatbot.errors.ModelError` whose message names the host and the status, never the key.
@@ -12,6 +13,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from typing import Any
 from urllib.parse import urlsplit
 
 import openai
@@ -47,26 +49,36 @@ class OpenAIModelClient:
         self._host = urlsplit(base_url).netloc or base_url
         self._cap = retry_after_cap_s
         self._sleep = sleep
+        self._schemas = True
 
     @property
     def model(self) -> str:
         """The model name."""
         return self._model
 
-    def complete(self, system: str, user: str) -> ModelAnswer:
-        """One JSON-object chat completion (``POST /chat/completions``).
+    def complete(self, system: str, user: str, schema: dict[str, Any] | None = None) -> ModelAnswer:
+        """One JSON-object chat completion (``POST /chat/completions``); with ``schema``, structured
+        output (``response_format`` ``json_schema``). A server that answers that request with HTTP 400
+        is asked once more with ``json_object``, and from then on only so.
 
         Raises:
             ModelError: timeout, connection failure, 429 twice or with a too-long Retry-After, other HTTP errors.
         """
         for attempt in (1, 2):
+            structured = schema is not None and self._schemas
+            fmt: Any = {"type": "json_schema", "json_schema": schema} if structured else {"type": "json_object"}
             try:
                 resp = self._client.chat.completions.create(
                     model=self._model,
                     messages=[{"role": "system", "content": system}, {"role": "user", "content": user}],
-                    response_format={"type": "json_object"},
+                    response_format=fmt,
                     temperature=0,
                 )
+            except openai.BadRequestError:
+                if not structured:
+                    raise ModelError(f"model server {self._host}: HTTP 400") from None
+                self._schemas = False  # no structured output here: a JSON object, checked just the same
+                continue
             except openai.RateLimitError as exc:
                 wait = _retry_after(exc)
                 if attempt == 2 or wait is None or wait > self._cap:

@@ -5,7 +5,7 @@ Ids are dotted paths; a sentence that cites an id cites every fact under it (``p
 
 - ``week.merged_prs``, ``week.key_prs``, ``week.number``, ``week.year``, ``week.first_day`` and
   ``week.last_day`` (the window's inclusive first and last day), ``week.avg_importance``;
-- ``labels.<name>`` (PR count) and ``labels.<name>.share`` (percent of the week's PRs);
+- ``labels.<name>.prs`` (PR count) and ``labels.<name>.share`` (percent of the week's PRs);
 - ``modules.<id>.prs|additions|deletions|net``; ``storylines.<id>`` (its PRs and the numbers of
   its rule sentence); ``risks.<kind>`` (``.pr_count`` and the numbers of its detail);
 - ``authors.<login>.prs`` (the week's top authors); ``coauthors.ai_share|bot_share`` (percent);
@@ -100,7 +100,7 @@ class Facts:
         add("week.avg_importance", SCORE, d.avg_importance)
         total = max(d.total_prs, 1)
         for name, n in d.label_counts.items():
-            add(f"labels.{name}", PRS, n)
+            add(f"labels.{name}.prs", PRS, n)
             add(f"labels.{name}.share", PERCENT, 100.0 * n / total)
             out._subject((name,), f"labels.{name}")
         for s in d.module_stats:

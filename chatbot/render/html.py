@@ -25,8 +25,9 @@ from markupsafe import Markup, escape
 
 from chatbot.history import Trends, WeekHistory, signed
 from chatbot.i18n import lines_text, tr
-from chatbot.models import AnalyzedPR, DigestText
+from chatbot.models import AnalyzedPR, DigestText, ProseInfo
 from chatbot.render.escape import one_line, safe_url
+from chatbot.writer import model_slots, prose_note, sentence_mark
 
 SECTION_IDS = ("summary", "highlights", "trends", "risks", "key-prs", "recommendations")
 """Anchor ids of the digest page's sections, in page order (``#key-prs`` holds the sortable table)."""
@@ -83,10 +84,20 @@ def _env() -> jinja2.Environment:
 class _Html:
     """Helpers bound to one page's language (and, for a digest page, its PR table)."""
 
-    def __init__(self, lang: str, prs: Iterable[AnalyzedPR] = ()) -> None:
+    def __init__(self, lang: str, prs: Iterable[AnalyzedPR] = (), prose: ProseInfo | None = None) -> None:
         self.lang = lang
         self.prs = {p.number: p for p in prs}
         self.sep = "、" if lang == "zh" else ", "
+        self.prose = prose
+        self.model_slots = model_slots(prose)
+
+    def mark(self, slot: str) -> str:
+        """The model's mark after a sentence it wrote (see :func:`chatbot.writer.sentence_mark`)."""
+        return sentence_mark(self.model_slots, slot)
+
+    def prose_note(self) -> str:
+        """The provenance line of a writer run (:func:`chatbot.writer.prose_note`); empty without one."""
+        return prose_note(self.lang, self.prose) if self.prose is not None else ""
 
     def t(self, key: str, /, **kw: Any) -> str:
         return tr(self.lang, key, **kw)
@@ -235,7 +246,7 @@ def render_html(
     """
     start = digest.start
     last_day = digest.end - timedelta(days=1)
-    h = _Html(digest.lang, digest.prs)
+    h = _Html(digest.lang, digest.prs, digest.prose)
     return _env().get_template("report.html.j2").render(
         d=digest, h=h, history=history, trends=trends, charts=list(charts), links=_links(links),
         html_lang=_lang_attr(digest.lang), first_day=f"{start:%Y-%m-%d}", last_day=f"{last_day:%Y-%m-%d}",

@@ -14,7 +14,7 @@ from typing import Any
 import jinja2
 
 from chatbot.takeaways import takeaways
-from chatbot.writer import prose_note
+from chatbot.writer import model_slots, prose_note, sentence_mark
 from chatbot.i18n import lines_text, tr
 from chatbot.models import AnalyzedPR, DigestText
 from chatbot.render.escape import md_code, md_text, md_url
@@ -46,6 +46,7 @@ class _Helpers:
         self.digest = digest
         self.prs = {p.number: p for p in digest.prs}
         self.sep = "、" if digest.lang == "zh" else ", "
+        self.model_slots = model_slots(digest.prose)
 
     def t(self, key: str, **kw: Any) -> str:
         return tr(self.lang, key, **kw)
@@ -104,6 +105,10 @@ class _Helpers:
 
     def prose_note(self, info: Any) -> str:
         return prose_note(self.lang, info)
+
+    def mark(self, slot: str) -> str:
+        """The model's mark after a sentence it wrote (see :func:`chatbot.writer.sentence_mark`)."""
+        return sentence_mark(self.model_slots, slot)
 
     def directions(self, themes: Iterable[Any]) -> str:
         return self.join(f"{md_text(th.name)} {self.paren(self.pr_refs(th.prs, 3))}" for th in themes)

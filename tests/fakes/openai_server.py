@@ -6,14 +6,17 @@
 :class:`Status` (an error status, JSON error body as OpenAI sends it, optional ``Retry-After``),
 :class:`Answer` (HTTP 200 whose content a function of the request body computes), or
 :class:`Stall` (sleeps longer than the client's timeout, then answers). Like the real API it
-rejects a request without a Bearer key (401), without ``model`` or ``messages`` (400), and with a
-``response_format`` type other than ``json_object``/``json_schema``/``text`` (400). Every request
-body is kept in ``requests``.
+rejects a request without a Bearer key (401), without ``model`` or ``messages`` (400), with a
+``response_format`` type other than ``json_object``/``json_schema``/``text`` (400), and a
+``json_schema`` the API would refuse (:func:`schema_problem`, 400; with ``structured=False``, as a
+server without structured output, every ``json_schema``). Every accepted request body is kept in
+``requests``, every refused ``json_schema`` one in ``rejected``.
 """
 
 from __future__ import annotations
 
 import json
+import re
 import threading
 import time
 from dataclasses import dataclass
@@ -63,16 +66,56 @@ class ToolCall:
 
 Step = Reply | Status | Stall | Answer | ToolCall
 
+_NAME = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
+_UNSUPPORTED = ("default", "minLength", "maxLength", "pattern", "format", "minItems", "maxItems", "uniqueItems",
+                "patternProperties", "minProperties", "maxProperties")
+
+
+def schema_problem(spec: Any) -> str | None:
+    """Why the API would refuse ``response_format.json_schema`` (None when it takes it), as OpenAI checks
+    it: a ``name`` of 1-64 letters, digits, ``_`` or ``-``; a ``schema`` object; with ``strict``, every
+    object closed (``additionalProperties: false``) and listing every property in ``required``, and
+    no keyword strict mode does not support (``default``, ``minLength``, ``pattern``, ...)."""
+    if not isinstance(spec, dict) or not isinstance(spec.get("name"), str) or not _NAME.match(spec["name"]):
+        return "Invalid 'response_format.json_schema.name': expected a string of 1-64 characters [a-zA-Z0-9_-]."
+    schema = spec.get("schema")
+    if not isinstance(schema, dict) or schema.get("type") != "object":
+        return f"Invalid schema for response_format '{spec['name']}': schema must be a JSON Schema of 'type: \"object\"'."
+    if not spec.get("strict"):
+        return None
+
+    def walk(node: Any, where: str) -> str | None:
+        if isinstance(node, list):
+            return next((p for i, x in enumerate(node) if (p := walk(x, f"{where}[{i}]"))), None)
+        if not isinstance(node, dict):
+            return None
+        for key in _UNSUPPORTED:
+            if key in node:
+                return f"In context={where}, '{key}' is not permitted."
+        if node.get("type") == "object":
+            if node.get("additionalProperties") is not False:
+                return f"In context={where}, 'additionalProperties' is required to be supplied and to be false."
+            missing = [k for k in node.get("properties", {}) if k not in node.get("required", [])]
+            if missing:
+                return (f"In context={where}, 'required' is required to be supplied and to be an array including "
+                        f"every key in properties. Missing '{missing[0]}'.")
+        return next((p for k, v in node.items() if (p := walk(v, f"{where}.{k}"))), None)
+
+    problem = walk(schema, "()")
+    return f"Invalid schema for response_format '{spec['name']}': {problem}" if problem else None
+
 
 class FakeOpenAI(LoopbackServer):
     """The fake server; ``script`` is consumed in order (the last step repeats)."""
 
     _http11 = True
 
-    def __init__(self, script: list[Step], key: str = "sk-test") -> None:
+    def __init__(self, script: list[Step], key: str = "sk-test", *, structured: bool = True) -> None:
         self.script = list(script)
         self.key = key
+        self.structured = structured
         self.requests: list[dict[str, Any]] = []
+        self.rejected: list[dict[str, Any]] = []
         self.times: list[float] = []
         self._lock = threading.Lock()
 
@@ -112,6 +155,13 @@ class FakeOpenAI(LoopbackServer):
         fmt = (body.get("response_format") or {}).get("type", "text")
         if fmt not in ("text", "json_object", "json_schema"):
             return self._error(h, 400, f"unknown response_format type {fmt!r}")
+        if fmt == "json_schema":
+            problem = "response_format json_schema is not supported" if not self.structured else \
+                schema_problem(body["response_format"].get("json_schema"))
+            if problem:
+                with self._lock:
+                    self.rejected.append(body)
+                return self._error(h, 400, problem)
         with self._lock:
             self.requests.append(body)
             self.times.append(time.monotonic())

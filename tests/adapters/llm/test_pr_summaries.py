@@ -99,8 +99,9 @@ def test_a_summary_failing_the_check_keeps_the_extractive_gist(store):
 
 
 def test_write_digest_shows_the_summaries_as_gists_and_a_rerun_costs_nothing(store):
-    for lang, note in (("en", "Key-PR summaries: 24 written by Qwen/Qwen3-8B and checked, 0 rule-written"),
-                       ("zh", "重点 PR 摘要：24 条由 Qwen/Qwen3-8B 撰写并已核对，0 条由规则生成")):
+    for lang, note in (("en", "† 30 sentences by Qwen/Qwen3-8B, numbers and PR references checked against the facts; "
+                              "0 replaced by rule text."),
+                       ("zh", "† 30 句由 Qwen/Qwen3-8B 撰写，其数字与 PR 引用已对照事实核对；0 句未通过核对，已改用规则文字。")):
         d = digest(lang=lang)
         steps: list[tuple[int, int]] = []
         with FakeOpenAI([Answer(summary_answer)]) as fake:
@@ -119,7 +120,7 @@ def test_write_digest_shows_the_summaries_as_gists_and_a_rerun_costs_nothing(sto
         assert out.prs == tuple(p if p.number not in {k.number for k in out.key_prs} else next(k for k in out.key_prs if k.number == p.number)
                                 for p in out.prs)
         md = render_markdown(out)
-        assert f"| {top.gist} |" in md.replace("\\", "") and note in md
+        assert f"| {top.gist} † |" in md.replace("\\", "") and note in md
         assert [p.gist for p in d.key_prs] != [p.gist for p in out.key_prs]  # the rule digest keeps its gists
         assert all(p.gist_source != "model" for p in d.prs)
 
@@ -149,7 +150,7 @@ def test_cards_show_the_model_summaries_and_who_wrote_them(store):
         client = OpenAIModelClient(fake.base_url, MODEL, "sk-test", timeout_s=5.0)
         out = write_digest(d, client, cache=store, max_input_tokens=16000)
     text = "".join(c.model_dump_json() for c in digest_cards(out))
-    assert "重点 PR 摘要：24 条由 Qwen/Qwen3-8B 撰写并已核对，0 条由规则生成" in text
+    assert "† 30 句由 Qwen/Qwen3-8B 撰写，其数字与 PR 引用已对照事实核对；0 句未通过核对" in text
     shown = [p for p in out.key_prs if p.gist in text]
     assert shown and all(p.gist_source == "model" for p in shown)
     rule_text = "".join(c.model_dump_json() for c in digest_cards(d))

@@ -15,6 +15,7 @@ from tests.digests import written_digest
 from chatbot.render.markdown import render_markdown
 from chatbot.rules import shipped_rules
 from chatbot.weeks import IsoWeek
+from chatbot.answers import DIGEST_SCHEMA
 from chatbot.writer import write_prose
 from tests.conftest import thread_prs
 from tests.fakes.openai_server import FakeOpenAI, Reply, Stall, Status
@@ -67,7 +68,8 @@ def test_a_good_answer_is_used(digests):
     out, fake = run(d, [Reply(good_answer(d))])
     assert len(fake.requests) == 1
     req = fake.requests[0]
-    assert req["model"] == MODEL and req["response_format"] == {"type": "json_object"}
+    assert req["model"] == MODEL and req["response_format"] == {"type": "json_schema", "json_schema": DIGEST_SCHEMA}
+    assert fake.rejected == []  # the strict schema is one the API accepts
     assert json.loads(req["messages"][1]["content"])["merged_prs"] == 217
     assert out.prose.source == "model" and out.prose.replaced == 0
     assert (out.prose.prompt_tokens, out.prose.completion_tokens) == (1200, 300)
@@ -75,7 +77,7 @@ def test_a_good_answer_is_used(digests):
     assert [t.summary for t in out.themes] == [f"{t.name}: #{t.prs[0]} and #{t.prs[1]} lead it." for t in d.themes]
     assert out.recommendations[0].prs == (42434, 39917)
     md = render_markdown(out)
-    assert f"Summary sentences written by {MODEL} and checked against the facts." in md
+    assert f"† 7 sentences by {MODEL}, numbers and PR references checked against the facts; 0 replaced by rule text." in md
     assert out.trend_text in md
 
 
