@@ -5,7 +5,8 @@ one glued to Latin letters or digits (``Qwen3``, ``B300``, ``W8A8``, ``GLM5.2``,
 identifier and states nothing to check. Recognised forms, in the order they are taken out of the text:
 
 - PR references ``#N`` and ISO weeks ``2026-W27``;
-- dates ``2026-06-29``, ``06-29``/``06.29``/``06/29`` (two-digit month and day), ``6月29日``;
+- dates ``2026-06-29``, ``06-29``/``06.29``/``06/29`` (two-digit month with its leading zero and day;
+  ``10.28`` to ``12.31`` only beside another date, ``10.28 - 11.03``: alone it is a number), ``6月29日``;
 - versions ``0.6.13``, ``v1.10.2``, ``v0.6`` (three or more parts, or a leading ``v``);
 - numbers ``246``, ``2,750``, ``6.4``, with an optional sign (``+6.4k``, ``-94``), a suffix
   ``k``/``K`` (thousands), ``%``/``％``, ``x``/``×``/``倍`` (times) and a range ``1.2x–2.2x`` / ``1.9%~5.0%``
@@ -29,7 +30,10 @@ CJK_CHAR = re.compile(f"[{_CJK}]")
 """One CJK ideograph."""
 
 _ISO_DATE = re.compile(r"(?<![\w.])(\d{4})-(\d{2})-(\d{2})(?!\w|\.\d)", re.ASCII)
-_MD_DATE = re.compile(r"(?<![\w.\-/])(0[1-9]|1[0-2])[-./](0[1-9]|[12]\d|3[01])(?![\w\-/]|\.\d)", re.ASCII)
+_DAY = r"(0[1-9]|[12]\d|3[01])"
+_MD_DATE = re.compile(  # 06-29, 06.29, 06/29; 10-12 only beside another date ("10.28 - 11.03"): else 10.25 is a number
+    rf"(?<![\w.\-/])(?:(0[1-9])[-./]{_DAY}|(1[0-2])[-./]{_DAY}(?=\s*[–—~～\-至到]\s*\d{{2}}[-./]\d{{2}}(?!\d))"
+    rf"|(?<=[–—~～\-至到]\s)(1[0-2])[-./]{_DAY}|(?<=[–—~～\-至到])(1[0-2])[-./]{_DAY})(?![\w\-/]|\.\d)", re.ASCII)
 _ZH_DATE = re.compile(r"(?<!\d)(\d{1,2})月(\d{1,2})日")
 _VERSION = re.compile(r"(?<![\w.])(v?\d+(?:\.\d+){2,}|v\d+(?:\.\d+)+)(?!\w|\.\d)", re.ASCII | re.IGNORECASE)
 _ISO_WEEK = re.compile(r"(?<![\w.])\d{4}-?W\d{1,2}(?!\w)", re.ASCII)
@@ -97,7 +101,9 @@ def dates(text: str) -> list[Date]:
     """Every date written in ``text`` (ISO, ``MM-DD``/``MM.DD``/``MM/DD``, ``M月D日``), in order."""
     out = [Date(m.group(0), int(m.group(1)), int(m.group(2)), int(m.group(3)), m.start()) for m in _ISO_DATE.finditer(text)]
     rest = _blank(text, [(m.start(), m.end()) for m in _ISO_DATE.finditer(text)])
-    out += [Date(m.group(0), 0, int(m.group(1)), int(m.group(2)), m.start()) for m in _MD_DATE.finditer(rest)]
+    for m in _MD_DATE.finditer(rest):
+        month, day = [int(g) for g in m.groups() if g is not None]
+        out.append(Date(m.group(0), 0, month, day, m.start()))
     out += [Date(m.group(0), 0, int(m.group(1)), int(m.group(2)), m.start()) for m in _ZH_DATE.finditer(rest)]
     return sorted(out, key=lambda d: d.start)
 
