@@ -291,15 +291,18 @@ def report_lines(report: Any) -> Iterable[str]:
 
 
 def health(bot: Bot) -> tuple[int, dict[str, Any]]:
-    """``GET /healthz``: (status code, JSON body). 200 when the store answers and the scheduler runs."""
+    """``GET /healthz``: (status code, JSON body). 200 when the store answers (a row of every table is
+    read: :meth:`adapters.storage.SqlStore.probe`) and the scheduler runs; 503 otherwise, ``"store":
+    "corrupt: <why>"`` when a query or the start-up check found the file damaged."""
     body: dict[str, Any] = {}
     ok = True
     try:
-        bot.store.ping()
+        bot.store.probe()
         body["store"] = "ok"
     except Exception as exc:
         ok = False
-        body["store"] = f"error: {getattr(exc, 'user_message', type(exc).__name__)}"
+        corrupt = getattr(bot.store, "corruption", None)
+        body["store"] = f"corrupt: {corrupt}" if corrupt else f"error: {getattr(exc, 'user_message', type(exc).__name__)}"
     running = bot.scheduler.running
     body["scheduler"] = "running" if running else "stopped"
     ok = ok and running
@@ -382,6 +385,11 @@ def serve(loaded: LoadedConfig, *, db: str | None, host: str | None = None, port
     deliveries = platform_deliveries(settings)
     check_deliveries(loaded, deliveries)
     store = bootstrap.open_store(db)
+    try:
+        store.check_integrity()  # a file `prhub digest` would refuse is refused here, not served
+    except BaseException:
+        store.close()
+        raise
     bot = create_bot(loaded, store, deliveries)
     chat_app = None
     try:

@@ -31,6 +31,7 @@ from adapters.storage.schema import PROCESSED_EVENTS, SUBSCRIPTIONS  # chat: sub
 from adapters.storage.schema import SUMMARIES  # the LLM writer's cache
 from adapters.storage.schema import APPROVALS  # approvals of the weekly post
 from adapters.storage.schema import REPLY_OUTBOX  # chat replies that failed to send
+from adapters.storage.schema import DELIVERIES as _DELIVERIES  # (the delivery methods import it as ``t``)
 from chatbot.approvals import PENDING, ApprovalRecord, State
 from chatbot.errors import InputError
 from chatbot.models import PullRequest
@@ -199,6 +200,7 @@ class SqlStore:
         self._url = url
         self._write_turn = threading.RLock() if engine.dialect.name == "sqlite" else None
         self._clock = clock
+        self._corrupt: str | None = None
 
     # -- opening -------------------------------------------------------------------------------
 
@@ -317,6 +319,8 @@ class SqlStore:
                 hint = "nothing was written"
             else:
                 hint = "check the database"
+            if _corrupt(reason):
+                self._corrupt = reason
             raise StoreError(f"database {self.url}: {action} failed: {type(orig).__name__}: {reason} ({hint})") from None
         finally:
             if turn is not None:
@@ -579,13 +583,57 @@ class SqlStore:
     # -- DeliveryLog (chatbot.deliveries) and health ------------------------------------------------
 
     def ping(self) -> None:
-        """Check that the database answers (``SELECT 1``), for ``/healthz``.
+        """Check that the database answers (``SELECT 1``).
 
         Raises:
             StoreError: the database cannot be reached.
         """
         with self._errors("checking"), self._engine.connect() as conn:
             conn.execute(text("SELECT 1"))
+
+    # -- integrity (issue 20: a corrupt SQLite file answered SELECT 1 and /healthz said ok) ----------
+
+    def check_integrity(self) -> None:
+        """The start-up check of ``prhub serve``: on SQLite ``PRAGMA quick_check`` (every page and index
+        of the file; O(file size), about 0.1 s for a year of PRs), on PostgreSQL :meth:`probe`.
+
+        Raises:
+            StoreError: the file is corrupt (``database sqlite:///…: the file is corrupt (…): restore it
+                from a backup``), or the database cannot be read.
+        """
+        if self._engine.dialect.name != "sqlite":
+            self.probe()
+            return
+        try:
+            with self._errors("checking integrity"), self._engine.connect() as conn:
+                rows = [str(r[0]) for r in conn.exec_driver_sql("PRAGMA quick_check(5)")]
+        except StoreError as exc:
+            if _corrupt(exc.user_message):
+                self._corrupt = exc.user_message
+            raise
+        if rows != ["ok"]:
+            self._corrupt = "; ".join(rows)[:200]
+            raise StoreError(f"database {self.url}: the file is corrupt (quick_check: {self._corrupt}): restore it "
+                             "from a backup, or move it away to start with an empty store")
+
+    def probe(self) -> None:
+        """The ``/healthz`` check: the first row of every table of the schema is read whole (a few pages
+        each, so a table whose root cannot be read fails, not only the connection), and any earlier query that found the file
+        corrupt is remembered (:attr:`corruption`).
+
+        Raises:
+            StoreError: the database cannot be reached or a table cannot be read.
+        """
+        if self._corrupt is not None:
+            raise StoreError(f"database {self.url}: corrupt: {self._corrupt}")
+        with self._errors("checking"), self._engine.connect() as conn:
+            for table in _SCHEMA_TABLES:  # every column, so the table's own pages are read, not a covering index
+                conn.execute(select(table).limit(1)).all()
+
+    @property
+    def corruption(self) -> str | None:
+        """Why the database was found corrupt (a query's error or ``quick_check``), None while it was not."""
+        return self._corrupt
 
     def claim_delivery(self, key: DeliveryKey, now: datetime, owner: str | None = None) -> tuple[bool, DeliveryRecord]:
         """Insert the delivery ``key`` (a :class:`chatbot.deliveries.DeliveryKey`) as ``sending``
@@ -1221,6 +1269,18 @@ def _normalize(parsed: URL, shown: str) -> URL:
     raise StoreError(
         f"unsupported database URL {shown!r}: use sqlite:///PATH or postgresql+psycopg://USER@HOST:PORT/DB"
     )
+
+
+_SCHEMA_TABLES = (PULL_REQUESTS, WEEK_FETCHES, PROCESSED_EVENTS, SUBSCRIPTIONS, SUMMARIES, APPROVALS, REPLY_OUTBOX,
+                  _DELIVERIES)
+"""Every table :meth:`SqlStore.probe` reads a row of."""
+
+
+def _corrupt(reason: str) -> bool:
+    """Whether a driver error says the database file is damaged (SQLite's ``SQLITE_CORRUPT`` and
+    ``SQLITE_NOTADB`` messages)."""
+    low = reason.lower()
+    return "malformed" in low or "file is not a database" in low or "corrupt" in low
 
 
 def _event_key(key: str) -> str:
