@@ -41,13 +41,35 @@ def _env(name: str) -> str:
     return os.environ.get(name, "").strip()
 
 
+def inbound_checks(settings: Any) -> list[Check]:
+    """One failed :class:`Check` per chat platform whose inbound settings ``prhub serve`` would
+    refuse or run deaf with (``Platform.inbound_problem``: Slack with neither app token nor signing
+    secret, Feishu HTTP callbacks without the encrypt key...); empty when every configured platform
+    can receive events. Offline."""
+    from prhub import platforms
+
+    out = []
+    for p in platforms.PLATFORMS.values():
+        problem = p.inbound_problem(settings) if p.wants_inbound(settings) else None
+        if problem is not None:
+            out.append(Check(False, f"{p.name} events", problem[0], problem[1]))
+    return out
+
+
 def config_problems(loaded: LoadedConfig, settings: Any) -> list[str]:
-    """Problems a config check finds without the network, one line each (empty: none).
+    """Problems a config check finds without the network, one line each (empty: none): the file's
+    (:func:`file_problems`) and the chat platforms' inbound settings (:func:`inbound_checks`).
 
     Args:
         loaded: the validated config.
         settings: :class:`prhub.config.Settings` (tokens).
     """
+    return file_problems(loaded, settings) + [f"{c.what}: {c.detail}: {c.fix}" for c in inbound_checks(settings)]
+
+
+def file_problems(loaded: LoadedConfig, settings: Any) -> list[str]:
+    """What the config file asks for that is missing: rules files, the tokens of its destinations'
+    platforms, ``GITHUB_TOKEN`` for ``source: github``; one line each."""
     from prhub.config import repo_rules
 
     out: list[str] = []
@@ -101,18 +123,14 @@ def _slack_checks(loaded: LoadedConfig | None, settings: Any) -> list[Check]:
                              "add them under OAuth & Permissions (or paste `prhub slack manifest`) and reinstall the app"))
         else:
             out.append(Check(True, "slack scopes", f"all {len(bot_scopes())} needed scopes granted"))
-    if settings.slack_socket_mode:
-        if not settings.slack_app_token:
-            out.append(Check(False, "slack socket mode", "SLACK_APP_TOKEN is not set",
-                             f"create an app-level token with {', '.join(app_token_scopes())} and export it"))
-        else:
-            try:
-                client.apps_connections_open(app_token=settings.secret("slack_app_token"))
-                out.append(Check(True, "slack socket mode", "apps.connections.open ok"))
-            except SlackApiError as exc:
-                out.append(Check(False, "slack socket mode", f"apps.connections.open refused SLACK_APP_TOKEN "
-                                 f"({exc.response.get('error')})",
-                                 f"use the app-level token (xapp-...) with {', '.join(app_token_scopes())} and enable Socket Mode"))
+    if settings.slack_socket_mode and settings.slack_app_token:  # without it: inbound_checks' line
+        try:
+            client.apps_connections_open(app_token=settings.secret("slack_app_token"))
+            out.append(Check(True, "slack socket mode", "apps.connections.open ok"))
+        except SlackApiError as exc:
+            out.append(Check(False, "slack socket mode", f"apps.connections.open refused SLACK_APP_TOKEN "
+                             f"({exc.response.get('error')})",
+                             f"use the app-level token (xapp-...) with {', '.join(app_token_scopes())} and enable Socket Mode"))
     for channel in _destinations(loaded, "slack"):
         try:
             info = client.conversations_info(channel=channel)
@@ -264,8 +282,9 @@ def doctor(loaded: LoadedConfig | None, settings: Any, *, db: str | None = None,
     """
     out: list[Check] = []
     if loaded is not None:
-        problems = config_problems(loaded, settings)
+        problems = file_problems(loaded, settings)
         out += [Check(False, "config", p) for p in problems] or [Check(True, "config", "valid")]
+    out += inbound_checks(settings)
     out += _slack_checks(loaded, settings)
     out += _feishu_checks(loaded, settings)
     if not (settings.slack_bot_token or settings.feishu_app_id):

@@ -271,21 +271,60 @@ class Settings(BaseSettings):
             return self.feishu_enabled and not self.feishu_verification_token
         return self.prhub_feishu_mode == "long"
 
+    def slack_problem(self) -> tuple[str, str] | None:
+        """Why ``prhub serve`` would refuse to receive Slack events with these settings, as
+        ``(what, fix)``; None when it can. Socket Mode needs ``SLACK_BOT_TOKEN`` and
+        ``SLACK_APP_TOKEN``, HTTP mode ``SLACK_BOT_TOKEN`` and ``SLACK_SIGNING_SECRET``; the fix
+        names both ways unless ``PRHUB_SLACK_MODE`` chose one."""
+        socket = "SLACK_APP_TOKEN (the app-level token xapp-... with connections:write: Socket Mode, no public URL)"
+        http = "SLACK_SIGNING_SECRET (HTTP mode behind a public URL)"
+        if not _set(self.slack_bot_token):
+            return "SLACK_BOT_TOKEN is not set", "export the Bot User OAuth Token (xoxb-...)"
+        if self.slack_socket_mode and not _set(self.slack_app_token):
+            return "PRHUB_SLACK_MODE=socket but SLACK_APP_TOKEN is not set", f"export {socket}, or unset PRHUB_SLACK_MODE and export {http}"
+        if not self.slack_socket_mode and not _set(self.slack_signing_secret):
+            if self.prhub_slack_mode == "http":
+                return ("PRHUB_SLACK_MODE=http but SLACK_SIGNING_SECRET is not set",
+                        f"export {http}, or unset PRHUB_SLACK_MODE and export {socket}")
+            return ("neither SLACK_APP_TOKEN nor SLACK_SIGNING_SECRET is set, so no Slack event can arrive",
+                    f"export {socket}, or {http}")
+        return None
+
+    def feishu_problem(self) -> tuple[str, str] | None:
+        """Why ``prhub serve`` would refuse the Feishu settings, as ``(what, fix)``; None when it
+        would start: the app's id and secret, and for HTTP callbacks ``FEISHU_VERIFICATION_TOKEN``."""
+        for name, value in (("FEISHU_APP_ID", self.feishu_app_id), ("FEISHU_APP_SECRET", self.feishu_app_secret)):
+            if not _set(value):
+                return f"{name} is not set", "export FEISHU_APP_ID and FEISHU_APP_SECRET (Credentials & Basic Info of the app)"
+        if not self.feishu_long_connection and not _set(self.feishu_verification_token):
+            return ("PRHUB_FEISHU_MODE=http but FEISHU_VERIFICATION_TOKEN is not set",
+                    "export FEISHU_VERIFICATION_TOKEN and FEISHU_ENCRYPT_KEY, or unset PRHUB_FEISHU_MODE for the long connection")
+        return None
+
+    def feishu_deaf(self) -> tuple[str, str] | None:
+        """Why Feishu events would never arrive although ``prhub serve`` starts, as ``(what, fix)``:
+        HTTP callbacks without ``FEISHU_ENCRYPT_KEY`` (Feishu signs callbacks only with it, so
+        ``/feishu/*`` is not mounted). None otherwise."""
+        if self.feishu_problem() is None and not self.feishu_long_connection and not _set(self.feishu_encrypt_key):
+            return ("FEISHU_VERIFICATION_TOKEN selects HTTP callbacks but FEISHU_ENCRYPT_KEY is not set, so /feishu/* "
+                    "is not mounted and no Feishu event arrives",
+                    "unset FEISHU_VERIFICATION_TOKEN for the long connection (no public URL), or set an Encrypt Key "
+                    "under Events & Callbacks -> Encryption Strategy and export FEISHU_ENCRYPT_KEY")
+        return None
+
     def require_slack(self) -> None:
-        """Raises SettingsError unless the Slack app settings are present: ``SLACK_BOT_TOKEN``, and
-        ``SLACK_APP_TOKEN`` in Socket Mode, else ``SLACK_SIGNING_SECRET``."""
-        if self.slack_socket_mode:
-            self.require("SLACK_BOT_TOKEN", "SLACK_APP_TOKEN")
-        else:
-            self.require("SLACK_BOT_TOKEN", "SLACK_SIGNING_SECRET")
+        """Raises SettingsError (what: fix) unless the Slack app settings are present
+        (:meth:`slack_problem`)."""
+        problem = self.slack_problem()
+        if problem is not None:
+            raise SettingsError(f"{problem[0]}: {problem[1]}")
 
     def require_feishu(self) -> None:
-        """Raises SettingsError unless the Feishu app settings are present: ``FEISHU_APP_ID``,
-        ``FEISHU_APP_SECRET``, and for HTTP callbacks ``FEISHU_VERIFICATION_TOKEN``."""
-        if self.feishu_long_connection:
-            self.require("FEISHU_APP_ID", "FEISHU_APP_SECRET")
-        else:
-            self.require("FEISHU_APP_ID", "FEISHU_APP_SECRET", "FEISHU_VERIFICATION_TOKEN")
+        """Raises SettingsError (what: fix) unless the Feishu app settings are present
+        (:meth:`feishu_problem`)."""
+        problem = self.feishu_problem()
+        if problem is not None:
+            raise SettingsError(f"{problem[0]}: {problem[1]}")
 
     def admins(self, platform: str) -> frozenset[str]:
         """User ids allowed to subscribe a channel on ``platform`` (``slack``/``feishu``)."""
@@ -295,6 +334,13 @@ class Settings(BaseSettings):
         """The plain value of a secret field (``""`` when unset); only for handing to an SDK."""
         value = getattr(self, name)
         return value.get_secret_value() if isinstance(value, SecretStr) else ""
+
+
+def _set(value: object) -> bool:
+    """A setting is given: not None, not empty (a :class:`SecretStr` by its value)."""
+    if isinstance(value, SecretStr):
+        return bool(value.get_secret_value())
+    return bool(value)
 
 
 _FIELD_KEYS = {v: k for k, v in _CHAT_FIELDS.items()}

@@ -61,6 +61,9 @@ class Platform:
         mount: builds its inbound endpoints around the shared chat pipeline; raises
             :class:`prhub.config.SettingsError` when half configured. None: post-only platform.
         admins: user ids from the environment allowed to subscribe a channel.
+        inbound_problem: why, with these settings, ``prhub serve`` would refuse this platform's
+            inbound endpoints or run them deaf, as ``(what, fix)``; None when events can arrive
+            (asked by ``config check`` and ``doctor`` when ``wants_inbound``).
     """
 
     name: str
@@ -70,6 +73,7 @@ class Platform:
     wants_inbound: Callable[[Settings], bool] = lambda s: False
     mount: Callable[[Settings, ChatService, Mapping[str, Any]], Mount] | None = None
     admins: Callable[[Settings], frozenset[str]] = field(default=lambda s: frozenset())
+    inbound_problem: Callable[[Settings], tuple[str, str] | None] = lambda s: None
 
 
 PLATFORMS: dict[str, Platform] = {}
@@ -155,7 +159,8 @@ def _feishu_mount(settings: Settings, chat: ChatService, options: Mapping[str, A
 register(Platform(name="slack", credentials="SLACK_BOT_TOKEN", can_send=lambda s: bool(s.slack_bot_token),
                   delivery=_slack_delivery,
                   wants_inbound=lambda s: bool(s.slack_bot_token or s.slack_signing_secret or s.slack_app_token),
-                  mount=_slack_mount, admins=lambda s: s.admins("slack")))
+                  mount=_slack_mount, admins=lambda s: s.admins("slack"), inbound_problem=lambda s: s.slack_problem()))
 register(Platform(name="feishu", credentials="FEISHU_APP_ID and FEISHU_APP_SECRET", can_send=lambda s: s.feishu_enabled,
                   delivery=_feishu_delivery, wants_inbound=lambda s: bool(s.feishu_app_id or s.feishu_app_secret),
-                  mount=_feishu_mount, admins=lambda s: s.admins("feishu")))
+                  mount=_feishu_mount, admins=lambda s: s.admins("feishu"),
+                  inbound_problem=lambda s: s.feishu_problem() or s.feishu_deaf()))

@@ -181,7 +181,67 @@ def test_config_check_fails_for_missing_tokens_and_files(tmp_path):
 
 @pytest.mark.usefixtures("clean_env")
 def test_config_check_passes_with_tokens_and_files(tmp_path):
-    env = {"SLACK_BOT_TOKEN": "xoxb-1", "FEISHU_APP_ID": "cli_1", "FEISHU_APP_SECRET": "s", "GITHUB_TOKEN": "t"}
+    env = {"SLACK_BOT_TOKEN": "xoxb-1", "SLACK_APP_TOKEN": "xapp-1", "FEISHU_APP_ID": "cli_1", "FEISHU_APP_SECRET": "s",
+           "GITHUB_TOKEN": "t"}
     r = run(["config", "check", "--config", _config(tmp_path)], env)
     assert r.exit_code == 0, r.stderr
     assert r.stdout.splitlines()[0].startswith("vllm-project/vllm: 0 9 * * mon (UTC), 2 destination(s)")
+
+
+_VALID = {"SLACK_BOT_TOKEN": "xoxb-1", "SLACK_APP_TOKEN": "xapp-1", "FEISHU_APP_ID": "cli_1", "FEISHU_APP_SECRET": "s",
+          "GITHUB_TOKEN": "t"}
+
+
+@pytest.mark.usefixtures("clean_env")
+@pytest.mark.parametrize("change,line", [
+    ({"SLACK_APP_TOKEN": None},
+     "slack events: neither SLACK_APP_TOKEN nor SLACK_SIGNING_SECRET is set, so no Slack event can arrive: export "
+     "SLACK_APP_TOKEN (the app-level token xapp-... with connections:write: Socket Mode, no public URL), or "
+     "SLACK_SIGNING_SECRET (HTTP mode behind a public URL)"),
+    ({"SLACK_APP_TOKEN": None, "SLACK_SIGNING_SECRET": "x", "PRHUB_SLACK_MODE": "socket"},
+     "slack events: PRHUB_SLACK_MODE=socket but SLACK_APP_TOKEN is not set: export SLACK_APP_TOKEN"),
+    ({"PRHUB_SLACK_MODE": "http"}, "slack events: PRHUB_SLACK_MODE=http but SLACK_SIGNING_SECRET is not set: export "
+                                   "SLACK_SIGNING_SECRET (HTTP mode behind a public URL), or unset PRHUB_SLACK_MODE"),
+    ({"FEISHU_VERIFICATION_TOKEN": "v"},
+     "feishu events: FEISHU_VERIFICATION_TOKEN selects HTTP callbacks but FEISHU_ENCRYPT_KEY is not set, so /feishu/* "
+     "is not mounted and no Feishu event arrives: unset FEISHU_VERIFICATION_TOKEN for the long connection (no public "
+     "URL), or set an Encrypt Key under Events & Callbacks -> Encryption Strategy and export FEISHU_ENCRYPT_KEY"),
+    ({"PRHUB_FEISHU_MODE": "http"}, "feishu events: PRHUB_FEISHU_MODE=http but FEISHU_VERIFICATION_TOKEN is not set"),
+])
+def test_config_check_fails_where_serve_would_refuse_or_hear_nothing(tmp_path, change, line):
+    """12dedfc passed each of these (exit 0) while ``serve`` refused them (Slack) or ran with
+    ``/feishu/*`` not mounted (the verification token without the encrypt key)."""
+    env = {k: v for k, v in {**_VALID, **change}.items() if v is not None}
+    r = run(["config", "check", "--config", _config(tmp_path)], env)
+    assert r.exit_code == 2, r.stdout
+    errors = r.stderr.splitlines()
+    assert len(errors) == 1 and errors[0].startswith(f"prhub: error: {line}"), errors
+
+
+@pytest.mark.usefixtures("clean_env")
+@pytest.mark.parametrize("change", [
+    {},  # Socket Mode and the long connection
+    {"SLACK_APP_TOKEN": None, "SLACK_SIGNING_SECRET": "x"},  # Slack HTTP mode
+    {"FEISHU_VERIFICATION_TOKEN": "v", "FEISHU_ENCRYPT_KEY": "k"},  # Feishu HTTP callbacks, complete
+    {"PRHUB_SLACK_MODE": "http", "SLACK_SIGNING_SECRET": "x"},
+])
+def test_config_check_passes_each_way_that_hears_events(tmp_path, change):
+    env = {k: v for k, v in {**_VALID, **change}.items() if v is not None}
+    r = run(["config", "check", "--config", _config(tmp_path)], env)
+    assert r.exit_code == 0, r.stderr
+
+
+@pytest.mark.usefixtures("clean_env")
+def test_doctor_fails_on_slack_without_a_way_in_and_deaf_feishu(tmp_path, fakes):
+    slack, feishu, github = fakes
+    env = _env(slack, feishu, github, tmp_path)
+    del env["SLACK_APP_TOKEN"]
+    env["FEISHU_VERIFICATION_TOKEN"] = "verify-token-value"
+    r = run(["doctor", "--config", _config(tmp_path)], env)
+    assert r.exit_code == 1
+    fails = {line.split(":")[0][5:]: line for line in r.stdout.splitlines() if line.startswith("FAIL")}
+    assert sorted(fails) == ["feishu events", "slack events"]
+    assert fails["slack events"].startswith("FAIL slack events: neither SLACK_APP_TOKEN nor SLACK_SIGNING_SECRET is set")
+    assert "-> export SLACK_APP_TOKEN" in fails["slack events"] and "or SLACK_SIGNING_SECRET" in fails["slack events"]
+    assert "FEISHU_ENCRYPT_KEY is not set" in fails["feishu events"] and "-> unset FEISHU_VERIFICATION_TOKEN" in fails["feishu events"]
+    assert "verify-token-value" not in r.stdout and slack.token not in r.stdout

@@ -51,7 +51,7 @@ def test_invalid_values_name_the_variable_in_one_line(monkeypatch, var, value, n
 def test_missing_settings_name_the_variable(monkeypatch):
     monkeypatch.setenv("SLACK_BOT_TOKEN", SECRET)
     s = load_settings()
-    with pytest.raises(SettingsError, match="^SLACK_SIGNING_SECRET is not set"):
+    with pytest.raises(SettingsError, match="^neither SLACK_APP_TOKEN nor SLACK_SIGNING_SECRET is set"):
         s.require_slack()
     with pytest.raises(SettingsError, match="^FEISHU_APP_ID is not set"):
         s.require_feishu()
@@ -68,7 +68,7 @@ def test_create_app_with_half_a_platform_fails_naming_the_variable(monkeypatch, 
     with SqlStore.open(f"sqlite:///{tmp_path / 'x.db'}", clock=SYSTEM_CLOCK) as store:
         with pytest.raises(SettingsError) as exc:
             create_app(load_settings(), store)
-    assert exc.value.user_message.startswith("FEISHU_VERIFICATION_TOKEN is not set")
+    assert exc.value.user_message.startswith("PRHUB_FEISHU_MODE=http but FEISHU_VERIFICATION_TOKEN is not set")
     assert "feishu-secret-value" not in exc.value.user_message
 
 
