@@ -124,6 +124,11 @@ class DeliveryLog(Protocol):
         destination, kind, part."""
         ...
 
+    def has_deliveries(self, repo: str) -> bool:
+        """Whether any row of ``repo`` exists (any week, kind or status): False on a store where
+        the bot never posted for it, so a firing before the install is not a missed run."""
+        ...
+
 
 class SubscriberDirectory(Protocol):
     """Port: every subscription to a repository (for the weekly slices)."""

@@ -6,7 +6,9 @@ Jobs live in memory and are rebuilt from the config at every start (stable ids
 missed while the process was down, so :meth:`DigestScheduler.catch_up` looks at the delivery log:
 a repository whose last firing has passed, within its grace (default: until the next firing),
 and whose week has an undelivered destination (no row, or a ``sending`` row to reconcile) gets
-exactly one catch-up run, however many firings were missed.
+exactly one catch-up run, however many firings were missed. A repository with no row at all in the
+delivery log (a new install, a new repository) is not caught up: the firing happened before the bot
+ran, and the log line says so.
 
 While the process runs, :meth:`DigestScheduler.reconcile` looks every
 ``delivery.reconcile_seconds`` for ``sending`` parts that are stale (a dead process's, handed back
@@ -247,6 +249,12 @@ class DigestScheduler:
         wanted = {(d.platform, d.target) for d in r.destinations}
         missing = (wanted - delivered) | pending
         if not missing:
+            return None
+        if not self._log.has_deliveries(r.repo):
+            upcoming = next_fire_time(trig, now)
+            log.info("job %s: no post of it is recorded in this store (a new install): the firing of %s for %s "
+                     "is not caught up; the first post is the next firing, %s", r.repo, last.isoformat(), week,
+                     upcoming.isoformat() if upcoming else "none")
             return None
         if now >= deadline:
             log.warning("job %s: the firing of %s for %s was missed and is past its catch-up grace: not run",

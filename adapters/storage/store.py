@@ -760,6 +760,17 @@ class SqlStore:
             conn.execute(t.update().where(*self._delivery_where(key), t.c.status != "sent")
                          .values(status="failed", reason=reason[:500], updated_at=now))
 
+    def has_deliveries(self, repo: str) -> bool:
+        """Whether the delivery log holds any row of ``repo`` (one indexed lookup, ``LIMIT 1``).
+
+        Raises:
+            StoreError: a database error.
+        """
+        from adapters.storage.schema import DELIVERIES as t
+
+        with self._errors("reading the delivery log"), self._engine.connect() as conn:
+            return conn.execute(select(t.c.repo).where(t.c.repo == repo).limit(1)).first() is not None
+
     def deliveries_of(self, repo: str, week: str, kind: str | None = None) -> list[DeliveryRecord]:
         """Delivery-log rows of ``repo`` and ``week`` (of ``kind`` when given), as
         :class:`chatbot.deliveries.DeliveryRecord`, ordered by platform, destination, kind, part.

@@ -24,6 +24,7 @@ from tests.e2e.bot_support import EXAMPLE_REPO, PYTHON, example_config, example_
 from tests.fakes.feishu_server import FakeFeishu
 from tests.fakes.slack_server import FakeSlack
 from tests.scheduler.conftest import db_url, store  # noqa: F401  (fixtures)
+from tests.scheduler.harness import posted_before
 
 REPO = EXAMPLE_REPO
 
@@ -128,7 +129,8 @@ def _stop(proc):
 
 
 def _serve_pair_setup(tmp_path):
-    """A config whose last firing (Monday 09:00 UTC) was missed: every started server catches it up."""
+    """A config whose last firing (Monday 09:00 UTC) was missed: every started server catches it up
+    (the store must hold an older post of the repository: see :func:`posted_before`)."""
     now = datetime.now(timezone.utc)
     last = previous_fire_time(cron_trigger("0 9 * * 1", "UTC"), now)
     week = str(week_for(last, "UTC"))
@@ -141,6 +143,7 @@ def test_two_serve_processes_on_one_postgresql_database_post_once(db_url, tmp_pa
         pytest.skip("two servers share one PostgreSQL database (PRHUB_TEST_DATABASE_URL)")
     config, week = _serve_pair_setup(tmp_path)
     with FakeSlack() as slack, FakeFeishu() as feishu, SqlStore.open(db_url, clock=SYSTEM_CLOCK) as store:
+        posted_before(store, REPO)
         env = subprocess_env(slack, feishu, db_url)
         ports = [free_port(), free_port()]
         procs = [_serve(config, env, p) for p in ports]
@@ -171,6 +174,7 @@ def test_two_serve_processes_on_one_postgresql_database_post_once(db_url, tmp_pa
 def test_serve_health_metrics_and_sigterm(db_url, tmp_path):
     config, week = _serve_pair_setup(tmp_path)
     with FakeSlack() as slack, FakeFeishu() as feishu, SqlStore.open(db_url, clock=SYSTEM_CLOCK) as store:
+        posted_before(store, REPO)
         env = subprocess_env(slack, feishu, db_url)
         port = free_port()
         proc = _serve(config, env, port)

@@ -29,6 +29,7 @@ from tests.e2e.bot_support import example_week_dir, vllm_dir
 from tests.fakes.inbound import MovableClock, build_bot, post, slack_event, slack_headers
 from tests.fakes.slack_server import FakeSlack
 from tests.scheduler.conftest import db_url  # noqa: F401  (fixture)
+from tests.scheduler.harness import posted_before
 
 ROOT = Path(__file__).resolve().parents[2]
 SH = ZoneInfo("Asia/Shanghai")
@@ -119,6 +120,8 @@ def run_weekly(db_url, tmp_path, monkeypatch):  # noqa: F811 - a parameter, not 
     with FakeSlack() as slack:
         settings = load_settings(slack_bot_token=slack.token, slack_signing_secret="x", slack_api_url=slack.base_url)
         with SqlStore.open(db_url, clock=SYSTEM_CLOCK) as store:
+            for repo in (EXAMPLE, VLLM):
+                posted_before(store, repo)  # a bot that ran before: the missed Monday firing is caught up
             bot = create_bot(loaded, store, create_deliveries(settings), sleep=lambda s: None, metrics=Metrics(),
                              chart=None)
             done: list[str] = []

@@ -22,6 +22,7 @@ from tests.e2e.bot_support import example_config, example_week_dir, free_port, s
 from tests.e2e.test_bot_processes import REPO, _check_once, _serve, _stop, _wait_http
 from tests.fakes.feishu_server import FakeFeishu
 from tests.fakes.slack_server import FakeSlack
+from tests.scheduler.harness import posted_before
 from tests.adapters.storage.conftest import PG_ENV, pg_schema
 
 
@@ -38,7 +39,8 @@ def one_db(request, tmp_path):
 
 
 def _missed_config(tmp_path, delivery: str) -> tuple[str, str]:
-    """A config whose last firing (Monday 09:00 UTC) was missed, so ``prhub serve`` catches it up at start."""
+    """A config whose last firing (Monday 09:00 UTC) was missed, so ``prhub serve`` catches it up at
+    start (on a store where the repository posted before)."""
     last = previous_fire_time(cron_trigger("0 9 * * 1", "UTC"), datetime.now(timezone.utc))
     week = str(week_for(last, "UTC"))
     edir = example_week_dir(tmp_path, [week])
@@ -63,6 +65,7 @@ def test_stopped_during_a_retry_after_wait_then_restarted_posts_every_part_once(
     db_url = one_db
     config, week = _missed_config(tmp_path, "{lease_seconds: 600}")
     with FakeSlack() as slack, FakeFeishu() as feishu, SqlStore.open(db_url, clock=SYSTEM_CLOCK) as store:
+        posted_before(store, REPO)  # a bot that ran before (a new install catches nothing up)
         slack.rate_limit("chat.postMessage", 120)  # part 1 to Slack waits out a 120 s Retry-After
         env = subprocess_env(slack, feishu, db_url)
         port = free_port()
@@ -105,6 +108,7 @@ def test_two_replicas_short_lease_long_retry_after_post_once(one_db, tmp_path):
     db_url = one_db
     config, week = _missed_config(tmp_path, "{lease_seconds: 3, reconcile_seconds: 1}")
     with FakeSlack() as slack, FakeFeishu() as feishu, SqlStore.open(db_url, clock=SYSTEM_CLOCK) as store:
+        posted_before(store, REPO)  # a bot that ran before (a new install catches nothing up)
         slack.rate_limit("chat.postMessage", 9)
         env = subprocess_env(slack, feishu, db_url)
         pa, pb = free_port(), free_port()

@@ -77,3 +77,16 @@ def harness(store, *, config: str | BotConfig = BR10, build=None, slack: Recordi
 
     sched.scheduler.add_listener(listener, EVENT_JOB_EXECUTED | EVENT_JOB_ERROR)
     return h
+
+
+def posted_before(store, repo: str, week: str = "2020-W01") -> None:
+    """Record one sent digest part of ``repo`` for an old ``week``: the store of a bot that ran before
+    (a store with no row of the repository is a new install, which is never caught up)."""
+    from datetime import datetime, timezone
+
+    from chatbot.deliveries import DeliveryKey
+
+    key = DeliveryKey(repo=repo, week=week, platform="slack", destination="C_OLD", kind="digest", part=1)
+    then = datetime(2020, 1, 6, tzinfo=timezone.utc)
+    store.claim_delivery(key, then, "test")
+    store.mark_delivery_sent(key, "1.000001", None, then)

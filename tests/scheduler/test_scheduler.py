@@ -13,7 +13,7 @@ from adapters.storage import SqlStore
 from prhub.clock import SYSTEM_CLOCK
 from chatbot.errors import RateLimitedError
 from tests.scheduler.doubles import RecordingDelivery, ratelimited
-from tests.scheduler.harness import BR10, example_prs, harness
+from tests.scheduler.harness import BR10, example_prs, harness, posted_before
 from prhub.config import parse_config
 
 SH = ZoneInfo("Asia/Shanghai")
@@ -47,6 +47,7 @@ def test_br10_a_two_schedulers_one_digest(store, db_url):
 
 def test_br10_b_down_0855_to_0940_posts_once_at_start(store, caplog):
     slack = RecordingDelivery()
+    posted_before(store, REPO)
     with time_machine.travel(datetime(2024, 6, 17, 9, 40, tzinfo=SH), tick=True):
         h = harness(store, slack=slack)
         h.sched.start()
@@ -63,6 +64,7 @@ def test_br10_b_down_0855_to_0940_posts_once_at_start(store, caplog):
 
 def test_br10_c_down_sunday_to_tuesday_one_catch_up_then_none(store):
     slack = RecordingDelivery()
+    posted_before(store, REPO)
     with time_machine.travel(datetime(2024, 6, 18, 10, 0, tzinfo=SH), tick=True):
         h = harness(store, slack=slack)
         h.sched.start()
@@ -75,6 +77,7 @@ def test_br10_c_down_sunday_to_tuesday_one_catch_up_then_none(store):
 
 def test_several_missed_firings_give_one_run_for_the_last_week(store):
     slack = RecordingDelivery()
+    posted_before(store, REPO)
     with time_machine.travel(datetime(2024, 7, 2, 10, 0, tzinfo=SH), tick=True):  # down for three Mondays
         h = harness(store, slack=slack)
         h.sched.start()
@@ -85,7 +88,27 @@ def test_several_missed_firings_give_one_run_for_the_last_week(store):
     assert _sent(store, W24) == []
 
 
+def test_a_new_install_posts_no_missed_run_and_says_so(store, caplog):
+    """The first start on a store with no post of the repository, 40 minutes after its Monday
+    firing: nothing is posted (the firing was before the bot ran), the log says why, and the next
+    firing is the first post."""
+    slack = RecordingDelivery()
+    with time_machine.travel(datetime(2024, 6, 17, 9, 40, tzinfo=SH), tick=True):
+        h = harness(store, slack=slack)
+        with caplog.at_level("INFO", logger="scheduler.service"):
+            assert h.sched.catch_up() == []
+    assert slack.posts == [] and store.deliveries_of(REPO, W24) == []
+    assert ("job example-org/example-repo: no post of it is recorded in this store (a new install): the firing of "
+            "2024-06-17T09:00:00+08:00 for 2024-W24 is not caught up; the first post is the next firing, "
+            "2024-06-24T09:00:00+08:00") in caplog.text
+    assert "missed run" not in caplog.text
+    posted_before(store, REPO)  # the same start on a store that ran before: one catch-up run
+    with time_machine.travel(datetime(2024, 6, 17, 9, 40, tzinfo=SH), tick=True):
+        assert [(r, str(w)) for r, w in harness(store, slack=slack).sched.catch_up()] == [(REPO, W24)]
+
+
 def test_catch_up_grace_can_be_shortened(store, caplog):
+    posted_before(store, REPO)
     cfg = parse_config(BR10.replace("timezone: Asia/Shanghai}", "timezone: Asia/Shanghai, catch_up_grace_seconds: 3600}"), "t")
     with time_machine.travel(datetime(2024, 6, 18, 10, 0, tzinfo=SH), tick=True):
         h = harness(store, config=cfg)
