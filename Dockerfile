@@ -1,7 +1,9 @@
 # prhub: the chat bot and weekly scheduler (`prhub serve`), one process per container.
 # Build: docker build -t prhub .   Run: docker run -v $PWD/config.yaml:/etc/prhub/config.yaml:ro \
-#   -e SLACK_BOT_TOKEN -e SLACK_SIGNING_SECRET -e FEISHU_APP_ID -e FEISHU_APP_SECRET \
-#   -e FEISHU_VERIFICATION_TOKEN -e GITHUB_TOKEN -e PRHUB_DATABASE_URL -p 8080:8080 prhub
+#   -e SLACK_BOT_TOKEN -e SLACK_APP_TOKEN -e FEISHU_APP_ID -e FEISHU_APP_SECRET \
+#   -e GITHUB_TOKEN -e PRHUB_DATABASE_URL -p 8080:8080 prhub
+# (Slack Socket Mode and the Feishu long connection: no public URL. Behind one, HTTP mode takes
+# SLACK_SIGNING_SECRET instead of SLACK_APP_TOKEN, Feishu FEISHU_VERIFICATION_TOKEN and FEISHU_ENCRYPT_KEY.)
 FROM python:3.11-slim
 
 ENV PYTHONDONTWRITEBYTECODE=1 \

@@ -158,7 +158,9 @@ def check_deliveries(loaded: LoadedConfig, deliveries: dict[str, ChatDelivery]) 
         for d in r.destinations:
             if d.platform not in deliveries:
                 needs = platforms.get(d.platform).credentials
-                raise InputError(f"{r.repo} posts to {d.platform}:{d.target} but {needs} is not set: export it")
+                plural = " and " in needs
+                raise InputError(f"{r.repo} posts to {d.platform}:{d.target} but {needs} "
+                                 f"{'are' if plural else 'is'} not set: export {'them' if plural else 'it'}")
 
 
 @dataclass
@@ -277,6 +279,10 @@ def run_job_once(loaded: LoadedConfig, repo: str, week: IsoWeek | None, *, db: s
 def report_lines(report: Any) -> Iterable[str]:
     """Human lines for a :class:`JobReport`."""
     yield f"{report.repo} {report.week}: {report.status}"
+    from scheduler.approval import AWAITING
+
+    if report.status == AWAITING:
+        yield "  waiting for approval: the admins got the preview; Approve posts it (or the approval_deadline does)"
     for out in [*report.digests, *report.slices]:
         parts = ", ".join(f"{p.key.part}:{p.status}{' (already)' if p.already else ''}" for p in out.parts)
         yield f"  {out.kind} {out.destination.platform}:{out.destination.target}: {out.status} [{parts}]"

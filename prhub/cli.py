@@ -473,7 +473,10 @@ def run_job_cmd(
     week: Annotated[Optional[str], typer.Option(help="ISO week to digest (default: the week that ended before now)")] = None,
     db: DbOpt = None,
 ) -> None:
-    """Run a repository's weekly job once now: digest, post to every destination (exactly once), slices."""
+    """Run a repository's weekly job once now: digest, post to every destination (exactly once), slices.
+
+    Exit 0 when posted, held for approval ("waiting for approval") or skipped by an admin; 1 otherwise.
+    """
     from prhub.bot import configure_logging, report_lines, run_job_once
     from prhub.config import load_config
 
@@ -484,7 +487,9 @@ def run_job_cmd(
     report = run_job_once(loaded, repo, IsoWeek.parse(week) if week else None, db=db)
     for line in report_lines(report):
         typer.echo(line)
-    if report.status not in ("ok",):
+    from scheduler.approval import AWAITING, SKIPPED_STATUS
+
+    if report.status not in ("ok", AWAITING, SKIPPED_STATUS):  # held for the admins, or skipped by one: normal
         raise typer.Exit(1)
 
 

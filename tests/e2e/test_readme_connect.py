@@ -20,12 +20,17 @@ from tests.fakes.slack_socket import FakeSlackSocket
 
 
 def section_commands(title: str) -> list[str]:
-    """The lines of the first ``bash`` block after the README heading ``### {title}``."""
+    """The lines of every ``bash`` block of the README section ``### {title}`` (up to the next
+    heading), in order, each block's indentation (a block inside a numbered step) removed."""
+    import textwrap
+
     text = (ROOT / "README.md").read_text(encoding="utf-8")
     start = text.index(f"### {title}\n")
-    block = re.search(r"```bash\n(.*?)```", text[start:], re.S)
-    assert block, f"no bash block under {title}"
-    return block.group(1).splitlines()
+    end = text.find("\n### ", start + 1)
+    section = text[start:end if end > 0 else len(text)]
+    blocks = re.findall(r"\n( *)```bash\n(.*?)\1```", section, re.S)
+    assert blocks, f"no bash block under {title}"
+    return [line for indent, body in blocks for line in textwrap.dedent(body).splitlines()]
 
 
 def run_section(title: str, tmp_path, env: dict[str, str], connected) -> list[subprocess.CompletedProcess]:
