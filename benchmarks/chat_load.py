@@ -23,7 +23,7 @@ machine shared with other work: compare within one run; the yardstick (:mod:`ben
 CPU of ``json.loads`` of the shipped week) is measured in the same run and printed last.
 
 Usage: python benchmarks/chat_load.py [--seconds 5] [--levels 1,8,20,50] [--queries N] [--no-sqlite]
-       [--pg postgresql+psycopg://postgres@127.0.0.1:5432/test] [--quick]
+       [--pg postgresql+psycopg://postgres@127.0.0.1:5432/test] [--no-bodies] [--quick]
 (``--quick``: the CI smoke run, SQLite, 20 queries, 2 senders for 1 s, no 100 MB bodies.)
 """
 
@@ -233,6 +233,7 @@ def main() -> None:
     ap.add_argument("--no-sqlite", action="store_true", help="PostgreSQL only")
     ap.add_argument("--levels", default=",".join(map(str, LEVELS)), help="concurrent senders, comma-separated")
     ap.add_argument("--queries", type=int, default=None, help="send only the first N queries (0: none)")
+    ap.add_argument("--no-bodies", action="store_true", help="skip the refused 100 MB bodies")
     ap.add_argument("--quick", action="store_true", help="CI smoke run: SQLite, 20 queries, 2 senders for 1 s")
     args = ap.parse_args()
     levels = tuple(int(x) for x in args.levels.split(",") if x.strip())
@@ -246,7 +247,7 @@ def main() -> None:
             with contextlib.ExitStack() as stack:
                 if name == "postgresql":
                     db = stack.enter_context(pg_schema(db))  # a fresh schema, dropped after
-                bench(name, db, Path(tmp), args.seconds, levels, args.queries, bodies=not args.quick)
+                bench(name, db, Path(tmp), args.seconds, levels, args.queries, bodies=not (args.quick or args.no_bodies))
     print(yardstick_line(yardstick()))
 
 
@@ -284,6 +285,9 @@ def bench(name: str, db: str, tmp: Path, seconds: float, levels: tuple[int, ...]
                 after = rss_mib(proc.pid)
                 print(f"{name}: four 100 MB bodies -> {statuses}; rss_mib before {before:.1f} after {after:.1f} "
                       f"(+{after - before:.1f})", flush=True)
+            log = (tmp / "serve.log").read_text(errors="replace")
+            print(f"{name}: server log: {log.count('Connection pool is full')} urllib3 'Connection pool is full' "
+                  f"warnings, {log.count('Traceback')} tracebacks", flush=True)
         finally:
             proc.terminate()
             try:
