@@ -113,8 +113,10 @@ def database_url(db: str | None) -> str:
     return f"sqlite:///{path}"
 
 
-def open_store(db: str | None) -> SqlStore:
-    """Open (and migrate to head) the PR store named by :func:`database_url`.
+def open_store(db: str | None, *, connections: int | None = None) -> SqlStore:
+    """Open (and migrate to head) the PR store named by :func:`database_url`; ``connections``: the
+    threads that use it at once (``prhub serve``: its HTTP threads and reply workers), which the
+    connection pool keeps open (default SQLAlchemy's 5).
 
     Raises:
         adapters.storage.StoreError: bad URL (naming ``PRHUB_DATABASE_URL`` when it came from
@@ -124,7 +126,7 @@ def open_store(db: str | None) -> SqlStore:
 
     url = database_url(db)
     try:
-        return SqlStore.open(url, clock=SYSTEM_CLOCK)
+        return SqlStore.open(url, clock=SYSTEM_CLOCK, pool_size=connections)
     except StoreError as exc:
         if db or not exc.user_message.startswith("unsupported database URL"):
             raise

@@ -390,7 +390,9 @@ def serve(loaded: LoadedConfig, *, db: str | None, host: str | None = None, port
     settings = settings_for(loaded)
     deliveries = platform_deliveries(settings)
     check_deliveries(loaded, deliveries)
-    store = bootstrap.open_store(db)
+    srv = loaded.config.server
+    # every HTTP thread and both platforms' reply workers may read the store at once, plus the scheduler's
+    store = bootstrap.open_store(db, connections=srv.threads + 2 * srv.workers + 2)
     try:
         store.check_integrity()  # a file `prhub digest` would refuse is refused here, not served
     except BaseException:
@@ -405,7 +407,8 @@ def serve(loaded: LoadedConfig, *, db: str | None, host: str | None = None, port
                               handlers=bot.job.approvals.handlers() if bot.job.approvals is not None else None,
                               max_request_bytes=loaded.config.server.max_request_bytes,
                               platform_retry=(loaded.config.server.platform_retry_seconds, 300.0),
-                              reply_queue=loaded.config.server.reply_queue or 4 * loaded.config.server.threads)
+                              reply_queue=loaded.config.server.queue, reply_workers=loaded.config.server.workers,
+                              server_threads=loaded.config.server.threads)
     except ImportError as exc:  # pragma: no cover - the chat endpoints are optional
         log.warning("chat endpoints not mounted: %s", exc)
     if chat_app is not None:
@@ -415,7 +418,6 @@ def serve(loaded: LoadedConfig, *, db: str | None, host: str | None = None, port
     _, webhook = start_live_data(loaded, settings, store, bot.scheduler.scheduler, SYSTEM_CLOCK)
     # POST /github/webhook beside the chat endpoints
     app = create_web_app(bot, _with_webhook(webhook, chat_app) if webhook is not None else chat_app)
-    srv = loaded.config.server
     bind_host, bind_port = host or srv.host, port if port is not None else srv.port
     try:
         server = create_http_server(app, host=bind_host, port=bind_port, threads=srv.threads,

@@ -58,7 +58,8 @@ class Platform:
         can_send: the settings hold the credentials to post.
         delivery: builds its :class:`ChatDelivery` (called only when ``can_send``).
         wants_inbound: any of its inbound settings is set (chat endpoints are to be mounted).
-        mount: builds its inbound endpoints around the shared chat pipeline; raises
+        mount: builds its inbound endpoints around the shared chat pipeline (options: ``executor``,
+            where replies run; ``pool_size``, the API connections to keep alive); raises
             :class:`prhub.config.SettingsError` when half configured. None: post-only platform.
         admins: user ids from the environment allowed to subscribe a channel.
         inbound_problem: why, with these settings, ``prhub serve`` would refuse this platform's
@@ -120,7 +121,8 @@ def _slack_mount(settings: Settings, chat: ChatService, options: Mapping[str, An
 
     bolt = create_slack_app(bot_token=settings.secret("slack_bot_token"),
                             signing_secret=settings.secret("slack_signing_secret"), chat=chat,
-                            api_url=settings.slack_api_url, listener_executor=options.get("executor"))
+                            api_url=settings.slack_api_url, listener_executor=options.get("executor"),
+                            pool_size=options.get("pool_size", 8))
     http = create_slack_wsgi(bolt) if settings.slack_signing_secret else None  # Socket Mode needs no secret
     return Mount(prefix="/slack/", app=http, handle=bolt, check=lambda: check_slack(bolt),
                  resend=lambda payload: resend_reply(bolt.client, payload))

@@ -399,7 +399,8 @@ def create_app(settings: Settings | Config, store: SqlStore | None, *, clock: An
                feishu_executor: Any = None, slack_executor: Any = None,
                executors: dict[str, Any] | None = None,
                max_request_bytes: int = DEFAULT_MAX_REQUEST_BYTES,
-               platform_retry: tuple[float, float] = (5.0, 300.0), reply_queue: int = 32,
+               platform_retry: tuple[float, float] = (5.0, 300.0), reply_queue: int = 64,
+               reply_workers: int = 16, server_threads: int = 8,
                handlers: Mapping[str, ActionHandler] | None = None,
                reply_retry: tuple[float, float, float] = (2.0, 300.0, 2.0)) -> ChatApp:
     """Build the chat bot's WSGI app (see the module docstring for the routes).
@@ -414,14 +415,18 @@ def create_app(settings: Settings | Config, store: SqlStore | None, *, clock: An
         clock: a ``Clock`` (``.now()``) or a ``now()`` callable; default the system clock (UTC).
         digest_provider: digests per week (default: read from the store).
         fallback: WSGI app for other paths (the report pages).
-        feishu_executor: where Feishu answers run (default: a 4-thread pool).
-        slack_executor: where bolt runs listeners after the ack (default: bolt's pool).
+        feishu_executor: where Feishu answers run (default: a pool of ``reply_workers`` threads).
+        slack_executor: where bolt runs listeners after the ack (default: a pool of ``reply_workers``).
         executors: the same per platform name, for any platform.
         max_request_bytes: request body limit (``server.max_request_bytes``); larger bodies get 413.
         platform_retry: first and largest wait (seconds) between connection checks of a platform
             that cannot connect at start (``server.platform_retry_seconds``).
         reply_queue: replies queued or running per platform at most (``server.reply_queue``); beyond
             it the bot answers "busy" at once (:class:`BoundedExecutor`).
+        reply_workers: threads answering per platform (``server.reply_workers``, default 2 × threads).
+        server_threads: the HTTP server's threads (a "busy" answer is posted from one of them), so
+            a platform's API connection pool keeps ``reply_workers + server_threads`` connections
+            alive: fewer made urllib3 discard connections under a crowd ("Connection pool is full").
         handlers: chat handlers of buttons that are not questions (the weekly post's Approve /
             Skip: :meth:`scheduler.approval.Approvals.handlers`).
         reply_retry: first and largest wait between sends of a reply that failed, and how often the
@@ -443,9 +448,9 @@ def create_app(settings: Settings | Config, store: SqlStore | None, *, clock: An
     outbox = StoreOutbox(store, first=first, cap=cap, poll=poll) if store is not None else None
     chat = create_chat_service(config, store, clock=clock, digest_provider=digest_provider, handlers=handlers,
                                outbox=outbox)
-    slack_executor = BoundedExecutor(slack_executor or ThreadPoolExecutor(8, thread_name_prefix="prhub-slack"),
+    slack_executor = BoundedExecutor(slack_executor or ThreadPoolExecutor(reply_workers, thread_name_prefix="prhub-slack"),
                                      reply_queue)
-    feishu_executor = BoundedExecutor(feishu_executor or ThreadPoolExecutor(4, thread_name_prefix="prhub-feishu"),
+    feishu_executor = BoundedExecutor(feishu_executor or ThreadPoolExecutor(reply_workers, thread_name_prefix="prhub-feishu"),
                                       reply_queue)
     app.reply_executors = {"slack": slack_executor, "feishu": feishu_executor}
     app.chat = chat
@@ -453,7 +458,7 @@ def create_app(settings: Settings | Config, store: SqlStore | None, *, clock: An
     pools = {"slack": slack_executor, "feishu": feishu_executor, **(executors or {})}
     for p in wanted:
         assert p.mount is not None
-        mount = p.mount(settings, chat, {"executor": pools.get(p.name)})
+        mount = p.mount(settings, chat, {"executor": pools.get(p.name), "pool_size": reply_workers + server_threads})
         app.mounts[p.name] = mount
         if mount.check is not None:
             app.platforms[p.name] = "starting"

@@ -365,8 +365,11 @@ class ServerSettings(_Model):
             413 before it is read.
         platform_retry_seconds: first wait before a chat platform that could not be reached at
             start is tried again (doubling up to 300 s); the others start meanwhile.
-        reply_queue: chat replies queued or running per platform at most (default 4 × ``threads``);
-            when full the bot answers "busy, try again in a minute" at once.
+        reply_workers: threads answering chat questions per platform (default 2 × ``threads``): a
+            reply mostly waits on the store and the platform's API, so more workers than CPU cores
+            keep the queue short (issue 20: 8 left 15–18% of a 20–50-sender crowd answered "busy").
+        reply_queue: chat replies queued or running per platform at most (default 4 ×
+            ``reply_workers``); when full the bot answers "busy, try again in a minute" at once.
         connection_limit: connections held open at most (default 1,000; slow clients each hold one).
         request_deadline_seconds: a request must arrive whole (headers and body) within this many
             seconds of its first byte, else its connection is closed (default 10).
@@ -377,9 +380,20 @@ class ServerSettings(_Model):
     threads: int = Field(default=8, ge=1, le=64)
     max_request_bytes: int = Field(default=1024 * 1024, ge=1024, le=64 * 1024 * 1024)
     platform_retry_seconds: float = Field(default=5.0, gt=0, le=300)
+    reply_workers: int | None = Field(default=None, ge=1, le=256)
     reply_queue: int | None = Field(default=None, ge=1, le=10_000)
     connection_limit: int = Field(default=1000, ge=10, le=100_000)
     request_deadline_seconds: float = Field(default=10.0, gt=0, le=600)
+
+    @property
+    def workers(self) -> int:
+        """Reply workers per platform: ``reply_workers``, else 2 × ``threads``."""
+        return self.reply_workers or 2 * self.threads
+
+    @property
+    def queue(self) -> int:
+        """Replies queued or running per platform at most: ``reply_queue``, else 4 × :attr:`workers`."""
+        return self.reply_queue or 4 * self.workers
 
 
 class LLMSettings(_Model):

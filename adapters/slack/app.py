@@ -209,7 +209,7 @@ def resend_reply(client: WebClient, payload: dict[str, Any]) -> dict[str, Any] |
 
 def create_slack_app(*, bot_token: str, signing_secret: str, chat: ChatService, api_url: str | None = None,
                      client: WebClient | None = None, bot_ids: Collection[str] = (),
-                     listener_executor: Executor | None = None) -> App:
+                     listener_executor: Executor | None = None, pool_size: int = 8) -> App:
     """A bolt ``App`` (HTTP mode) with the :class:`SlackChat` listeners registered.
 
     Connects to nothing: bolt's own token check at construction is off (a Slack that is down or
@@ -223,9 +223,11 @@ def create_slack_app(*, bot_token: str, signing_secret: str, chat: ChatService, 
         api_url: Web API base (``SLACK_API_URL``; tests point it at a fake).
         client: a ready ``WebClient`` instead of one built from ``bot_token``/``api_url``.
         listener_executor: where listeners run after the ack (default: bolt's thread pool).
+        pool_size: Web API connections kept alive (the threads that post at once: the listeners'
+            plus the HTTP threads that post "busy" answers).
 
     """
-    web = client or web_client(bot_token, base_url=api_url)
+    web = client or web_client(bot_token, base_url=api_url, pool_size=pool_size)
     extra: dict[str, Any] = {"listener_executor": listener_executor} if listener_executor is not None else {}
     app = App(token=bot_token, signing_secret=signing_secret, client=web, process_before_response=False,
               logger=logging.getLogger("adapters.slack.bolt"), token_verification_enabled=False, **extra)

@@ -93,12 +93,12 @@ class KeepAliveWebClient(WebClient):
         return {"status": resp.status, "headers": resp.headers, "body": body}
 
 
-def web_client(token: str, *, base_url: str | None = None, timeout: int = 15) -> WebClient:
+def web_client(token: str, *, base_url: str | None = None, timeout: int = 15, pool_size: int = 8) -> WebClient:
     """A :class:`KeepAliveWebClient` for ``token`` at ``base_url`` (default
     ``https://slack.com/api/``), without automatic retries (a retried ``chat.postMessage`` could
-    post twice)."""
+    post twice), keeping ``pool_size`` connections alive (size it to the threads that post at once)."""
     url = (base_url or "https://slack.com/api/").rstrip("/") + "/"
-    return KeepAliveWebClient(token=token, base_url=url, timeout=timeout, retry_handlers=[])
+    return KeepAliveWebClient(token=token, base_url=url, timeout=timeout, retry_handlers=[], pool_size=pool_size)
 
 
 def _header(headers: Any, name: str) -> str | None:

@@ -205,7 +205,7 @@ class SqlStore:
     # -- opening -------------------------------------------------------------------------------
 
     @classmethod
-    def open(cls, url: str, *, clock: Clock, migrate: bool = True) -> SqlStore:
+    def open(cls, url: str, *, clock: Clock, migrate: bool = True, pool_size: int | None = None) -> SqlStore:
         """Connect to ``url`` and upgrade its schema to the newest revision (Alembic ``upgrade head``);
         a store already at head (its ``alembic_version`` is :func:`shipped_head`) opens without
         loading Alembic at all.
@@ -217,6 +217,9 @@ class SqlStore:
                 ``postgresql+psycopg://user:password@host:port/db``; ``postgresql://`` and
                 ``postgres://`` mean the psycopg 3 driver.
             migrate: run ``upgrade head`` (default); False only to inspect a store as it is.
+            pool_size: connections kept open (None: SQLAlchemy's 5, plus 10 opened and closed per
+                use beyond them). Size it to the threads that use the store at once: with 24 chat
+                threads on PostgreSQL the 5 made every other read connect a new backend (issue 20).
 
         Raises:
             StoreError: the URL cannot be parsed or names an unsupported database, the SQLite
@@ -244,6 +247,8 @@ class SqlStore:
         else:
             kwargs["pool_pre_ping"] = True
             kwargs["connect_args"] = {"connect_timeout": 10}
+        if pool_size is not None and not (parsed.get_backend_name() == "sqlite" and (parsed.database or ":memory:") == ":memory:"):
+            kwargs["pool_size"] = pool_size
         try:
             engine = create_engine(parsed, **kwargs)
         except (NoSuchModuleError, ImportError, ArgumentError) as exc:
@@ -326,6 +331,16 @@ class SqlStore:
             if turn is not None:
                 turn.release()
 
+    @contextmanager
+    def _read(self, action: str) -> Iterator[Connection]:
+        """A connection for one read (``action`` names it in errors, as :meth:`_errors`), in
+        autocommit: on PostgreSQL no ``BEGIN`` before and no ``ROLLBACK`` after the query, two of the
+        four round trips a read took (ping, BEGIN, SELECT, ROLLBACK), on the path of every chat
+        question (issue 20: reply p99 and "busy" answers under a crowd). Each statement sees its
+        own snapshot, so use it only where one statement answers (or each may see newer rows)."""
+        with self._errors(action), self._engine.connect() as plain:
+            yield plain.execution_options(isolation_level="AUTOCOMMIT")
+
     # -- PullRequestStore ----------------------------------------------------------------------
 
     def upsert_prs(self, repo: str, prs: Sequence[PullRequest]) -> tuple[int, int]:
@@ -390,7 +405,7 @@ class SqlStore:
             StoreError: a database error, or a stored row that no longer validates.
         """
         stmt = select(PullRequestRow.data).where(*_in_window(repo, start, end)).order_by(PullRequestRow.number)
-        with self._errors("reading PRs"), self._engine.connect() as conn:
+        with self._read("reading PRs") as conn:
             rows = conn.execute(stmt).scalars().all()
         try:
             return [PullRequest.model_validate(data) for data in rows]
@@ -405,7 +420,7 @@ class SqlStore:
         """
         r = PullRequestRow
         stmt = select(r.number, r.title, r.merged_at).where(*_in_window(repo, start, end)).order_by(r.number)
-        with self._errors("reading PRs"), self._engine.connect() as conn:
+        with self._read("reading PRs") as conn:
             return [(int(n), str(t), m) for n, t, m in conn.execute(stmt).all()]
 
     def pr_by_number(self, repo: str, number: int) -> PullRequest | None:
@@ -415,7 +430,7 @@ class SqlStore:
             StoreError: a database error, or the stored row no longer validates.
         """
         stmt = select(PullRequestRow.data).where(PullRequestRow.repo == repo, PullRequestRow.number == number)
-        with self._errors("reading PRs"), self._engine.connect() as conn:
+        with self._read("reading PRs") as conn:
             data = conn.execute(stmt).scalar()
         if data is None:
             return None
@@ -441,7 +456,7 @@ class SqlStore:
             _check_aware("start", start)
             cond.append(PullRequestRow.merged_at >= start)
         stmt = select(select(PullRequestRow.number).where(*cond).exists())
-        with self._errors("reading PRs"), self._engine.connect() as conn:
+        with self._read("reading PRs") as conn:
             return bool(conn.execute(stmt).scalar())
 
     def oldest_merged_at(self, repo: str) -> datetime | None:
@@ -450,7 +465,7 @@ class SqlStore:
         Raises:
             StoreError: a database error.
         """
-        with self._errors("reading PRs"), self._engine.connect() as conn:
+        with self._read("reading PRs") as conn:
             return conn.execute(select(func.min(PullRequestRow.merged_at)).where(PullRequestRow.repo == repo)).scalar()
 
     def merged_at_of(self, repo: str, number: int) -> datetime | None:
@@ -460,7 +475,7 @@ class SqlStore:
             StoreError: a database error.
         """
         stmt = select(PullRequestRow.merged_at).where(PullRequestRow.repo == repo, PullRequestRow.number == number)
-        with self._errors("reading PRs"), self._engine.connect() as conn:
+        with self._read("reading PRs") as conn:
             return conn.execute(stmt).scalar()
 
     def authors_before(self, repo: str, before: datetime, logins: Iterable[str]) -> set[str]:
@@ -479,7 +494,7 @@ class SqlStore:
         if not wanted:
             return found
         r = PullRequestRow
-        with self._errors("reading PRs"), self._engine.connect() as conn:
+        with self._read("reading PRs") as conn:
             is_bot = r.data["author"]["is_bot"].as_boolean()
             for i in range(0, len(wanted), _CHUNK):
                 stmt = (select(r.author_login).distinct()
@@ -504,7 +519,7 @@ class SqlStore:
             _check_aware("end", end)
             cond.append(PullRequestRow.merged_at < end)
         stmt = select(PullRequestRow.merged_at).where(*cond).order_by(PullRequestRow.merged_at)
-        with self._errors("reading PRs"), self._engine.connect() as conn:
+        with self._read("reading PRs") as conn:
             return list(conn.execute(stmt).scalars())
 
     def window_version(self, repo: str, start: datetime, end: datetime) -> str:
@@ -520,7 +535,7 @@ class SqlStore:
         """
         r = PullRequestRow
         stmt = select(func.count(), func.coalesce(func.sum(r.revision), 0)).where(*_in_window(repo, start, end))
-        with self._errors("reading PRs"), self._engine.connect() as conn:
+        with self._read("reading PRs") as conn:
             count, revisions = conn.execute(stmt).one()
         return f"{int(count)}:{int(revisions)}"
 
@@ -556,7 +571,7 @@ class SqlStore:
         if before is not None:
             _check_aware("before", before)
             stmt = stmt.where(PullRequestRow.merged_at < before)
-        with self._errors("reading PRs"), self._engine.connect() as conn:
+        with self._read("reading PRs") as conn:
             return conn.execute(stmt).scalar()
 
     def count_prs(self, repo: str | None = None) -> int:
@@ -577,7 +592,7 @@ class SqlStore:
         Raises:
             StoreError: a database error.
         """
-        with self._errors("reading PRs"), self._engine.connect() as conn:
+        with self._read("reading PRs") as conn:
             return list(conn.execute(select(PullRequestRow.repo).distinct().order_by(PullRequestRow.repo)).scalars())
 
     # -- DeliveryLog (chatbot.deliveries) and health ------------------------------------------------
@@ -799,7 +814,7 @@ class SqlStore:
 
         stmt = (select(s).where(s.c.repo == normalise(repo))
                 .order_by(s.c.platform, s.c.workspace, s.c.subscriber_kind, s.c.subscriber_id, s.c.module))
-        with self._errors("reading subscriptions"), self._engine.connect() as conn:
+        with self._read("reading subscriptions") as conn:
             rows = conn.execute(stmt).mappings().all()
         return [Subscription(platform=r["platform"], workspace=r["workspace"], kind=r["subscriber_kind"],
                              subscriber=r["subscriber_id"], repo=r["repo"], module=r["module"]) for r in rows]
@@ -874,7 +889,7 @@ class SqlStore:
         stmt = (select(t).where(t.c.platform == platform, t.c.workspace == workspace, t.c.subscriber_kind == kind,
                                 t.c.subscriber_id == subscriber, t.c.repo == " ".join(repo.split()).casefold())
                 .order_by(t.c.module))
-        with self._errors("reading subscriptions"), self._engine.connect() as conn:
+        with self._read("reading subscriptions") as conn:
             return [_subscription(r) for r in conn.execute(stmt).mappings()]
 
     def subscriptions_to(self, repo: str, module: str | None = None) -> list[Subscription]:
@@ -889,7 +904,7 @@ class SqlStore:
         if module is not None:
             stmt = stmt.where(t.c.module == " ".join(module.split()).casefold())
         stmt = stmt.order_by(t.c.platform, t.c.workspace, t.c.subscriber_kind, t.c.subscriber_id, t.c.module)
-        with self._errors("reading subscriptions"), self._engine.connect() as conn:
+        with self._read("reading subscriptions") as conn:
             return [_subscription(r) for r in conn.execute(stmt).mappings()]
 
     # -- LLM writer cache (chatbot.ports.SummaryCache) ------------------------------------------

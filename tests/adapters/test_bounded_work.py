@@ -150,3 +150,27 @@ def test_ten_answers_are_posted_over_one_kept_alive_connection(bot):
     # the fake records a post before it answers, so the next post may start while the previous
     # one still reads its answer: two pooled connections at most (one per post before)
     assert 1 <= posting <= 2, slack.tcp_connections
+
+
+def test_the_reply_workers_and_the_slack_pool_are_sized_together(tmp_path, provider):
+    """Issue 20, crowds: 8 reply workers queued 15-18% of a 20-50-sender crowd into "busy", and the
+    Slack Web API pool kept 8 connections for 8 workers plus the HTTP threads that post "busy"
+    answers: urllib3 discarded connections ("Connection pool is full"). Both come from one setting."""
+    from prhub.web import create_app
+    from tests.fakes.slack_server import FakeSlack
+
+    with w20_bot(tmp_path, provider) as b, FakeSlack() as slack:
+        from prhub.config import load_settings
+
+        cfg = load_settings(prhub_default_repo="vllm-project/vllm", slack_bot_token=slack.token,
+                            slack_signing_secret="s", slack_api_url=slack.base_url)
+        app = create_app(cfg, b.store, digest_provider=provider, reply_workers=5, server_threads=3, reply_queue=20)
+        try:
+            assert app.handle("slack").client._pool.connection_pool_kw["maxsize"] == 8  # 5 workers + 3 threads
+            assert app.reply_executors["slack"].inner._max_workers == 5
+            assert app.reply_executors["feishu"].inner._max_workers == 5
+            assert app.reply_executors["slack"].capacity == 20
+        finally:
+            app.probe.stop()
+            for ex in app.reply_executors.values():
+                ex.shutdown()

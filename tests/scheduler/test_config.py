@@ -196,3 +196,27 @@ def test_cards_top_risks_is_1_to_50_with_a_one_line_error(value, ok):
     msg = err.value.user_message
     assert "repositories.1.cards.top_risks" in msg and "\n" not in msg
     assert ("50" in msg) if value == 51 else True
+
+
+@pytest.mark.parametrize(("server", "workers", "queue"), [
+    ({}, 16, 64),  # 2 x the 8 HTTP threads; 4 x the workers
+    ({"threads": 3}, 6, 24),
+    ({"reply_workers": 1}, 1, 4),  # the lower bound
+    ({"reply_workers": 256, "reply_queue": 10_000}, 256, 10_000),  # the upper bounds
+    ({"threads": 4, "reply_queue": 7}, 8, 7),
+])
+def test_reply_workers_and_queue_defaults(server, workers, queue):
+    from scheduler.config import ServerSettings
+
+    s = ServerSettings(**server)
+    assert (s.workers, s.queue) == (workers, queue)
+
+
+@pytest.mark.parametrize("bad", [{"reply_workers": 0}, {"reply_workers": 257}])
+def test_reply_workers_out_of_range(bad):
+    from pydantic import ValidationError
+
+    from scheduler.config import ServerSettings
+
+    with pytest.raises(ValidationError):
+        ServerSettings(**bad)
