@@ -45,6 +45,7 @@ from chatbot.cards import (
     safe_url,
     split_card,
 )
+from chatbot.render.escape import break_urls
 
 MAX_CARD_BYTES = 25_000
 """prhub's limit on a send's request body (UTF-8 bytes, :func:`request_body_bytes`)."""
@@ -78,9 +79,11 @@ def escape_md(text: str, *, line_start: bool = True) -> str:
     stays, ``_x_`` does not); ``](`` and ``][`` get their second bracket escaped (no link can form)
     and a trailing ``]`` is escaped. With ``line_start`` (the text begins a line) a leading ``#``,
     ``-``, ``+``, ``=``, ``>`` or ``1.`` is escaped too (no heading, list or quote); mid-line,
-    digits and signs stay as typed (``2.6``, ``+400/-20``). ``[Bugfix] x`` stays ``[Bugfix] x``.
+    digits and signs stay as typed (``2.6``, ``+400/-20``). ``[Bugfix] x`` stays ``[Bugfix] x``. A bare
+    URL of a host other than GitHub is broken first (:func:`chatbot.render.escape.break_urls`:
+    ``https://evil.example/phish`` -> ``https://evil[.]example/phish``), so Feishu does not link it.
     """
-    s = " ".join(text.split())
+    s = break_urls(" ".join(text.split()))
     s = _SPECIAL.sub(lambda m: _ENTITIES[m.group(0)], s)
     s = _LINK_START.sub(lambda m: "]" + ("&#40;" if m.group(1) == "(" else "&#91;"), s)
     if s.endswith("]"):

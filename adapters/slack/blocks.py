@@ -38,6 +38,7 @@ from chatbot.cards import (
     safe_url,
     split_card,
 )
+from chatbot.render.escape import break_urls
 
 MAX_BLOCKS = 50
 MAX_SECTION = 3000
@@ -52,11 +53,13 @@ MAX_ALT = 2000
 
 
 def escape(text: str) -> str:
-    """Escape untrusted text for Slack mrkdwn: ``&``, then ``<`` and ``>``, each exactly once.
+    """Escape untrusted text for Slack mrkdwn: ``&``, then ``<`` and ``>``, each exactly once, and a bare
+    URL of a host other than GitHub broken (:func:`chatbot.render.escape.break_urls`: Slack would
+    link ``https://evil.example/phish``; it shows ``https://evil[.]example/phish``).
 
     ``R&D <x>`` -> ``R&amp;D &lt;x&gt;``; ``&lt;`` -> ``&amp;lt;`` (shown to readers as typed).
     """
-    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    return break_urls(text).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
 
 
 def _one_line(text: str) -> str:

@@ -50,3 +50,32 @@ def safe_url(url: str) -> str:
 def md_url(url: str) -> str:
     """A URL safe inside ``[text](url)``: :func:`safe_url`, with parentheses encoded."""
     return safe_url(url).replace("(", "%28").replace(")", "%29")
+
+
+REPOSITORY_HOSTS = ("github.com",)
+"""Hosts whose URLs stay whole in chat text: the repositories' (every repository prhub reads is on
+GitHub; its PR links are ``https://github.com/<repo>/pull/<n>``), subdomains included."""
+
+_BARE_URL = re.compile(r"(?i)(?<![\w.@/-])((?:https?|ftp)://|www\.)([^\s/?#<>|\"'`\\\[\]()]+)")
+
+
+def break_urls(text: str, hosts: tuple[str, ...] = REPOSITORY_HOSTS) -> str:
+    """Untrusted text with every bare URL whose host is not one of ``hosts`` broken, so chat clients
+    (Slack, Feishu) do not turn it into a link: the dots of its host become ``[.]``
+    (``https://evil.example/phish`` -> ``https://evil[.]example/phish``, ``www.evil.example`` ->
+    ``www[.]evil[.]example``; ``https://github.com/o/r/pull/1`` stays). A URL is what starts with
+    ``http://``, ``https://``, ``ftp://`` or ``www.``; file names (``config.py``) are left alone.
+    """
+    def host_of(authority: str) -> str:
+        return authority.rsplit("@", 1)[-1].split(":", 1)[0].lower().rstrip(".")
+
+    def fix(m: re.Match[str]) -> str:
+        scheme, authority = m.group(1), m.group(2)
+        whole = authority if not scheme.lower().startswith("www") else "www." + authority
+        host = host_of(whole)
+        if any(host == h or host.endswith("." + h) for h in hosts):
+            return m.group(0)
+        broken = whole.replace(".", "[.]")
+        return broken if scheme.lower().startswith("www") else scheme + broken
+
+    return _BARE_URL.sub(fix, text)

@@ -72,3 +72,44 @@ def test_control_characters_are_removed_from_pr_text_before_markdown_and_html():
     for text in (render_markdown(d), html):
         assert "31mred" in text and "mallory" in text
         assert not any(chr(c) in text for c in CONTROL_CHARS), repr([c for c in text if ord(c) in CONTROL_CHARS])
+
+
+@pytest.mark.parametrize("text, shown", [
+    ("see https://evil.example/phish now", "see https://evil[.]example/phish now"),
+    ("www.evil.example/login", "www[.]evil[.]example/login"),
+    ("HTTPS://Evil.Example:8443/x", "HTTPS://Evil[.]Example:8443/x"),
+    ("https://user@evil.example/x", "https://user@evil[.]example/x"),
+    ("https://github.com.evil.example/", "https://github[.]com[.]evil[.]example/"),
+    ("https://github.com/vllm-project/vllm/pull/42052", "https://github.com/vllm-project/vllm/pull/42052"),
+    ("https://gist.github.com/u/1", "https://gist.github.com/u/1"),
+    ("Fix config.py and vllm/v1/core.py", "Fix config.py and vllm/v1/core.py"),  # file names are not URLs
+    ("(https://evil.example)", "(https://evil[.]example)"),
+])
+def test_bare_foreign_urls_are_broken(text, shown):
+    from chatbot.render.escape import break_urls
+
+    assert break_urls(text) == shown
+
+
+def test_a_foreign_url_in_a_title_is_broken_in_chat_outputs_and_escaped_as_before_elsewhere():
+    """Issue 20: ``https://evil.example/phish`` in a PR title stayed text that Slack and Feishu link."""
+    from adapters.feishu.cards import cards_to_feishu
+    from adapters.slack.blocks import card_to_messages
+    from chatbot.cards import digest_cards
+    from chatbot.render.markdown import render_markdown
+
+    pr = PullRequest.model_validate({
+        "number": 7, "title": "[Bugfix] login moved to https://evil.example/phish (see www.evil.example)",
+        "url": f"https://github.com/{REPO}/pull/7", "author": {"login": "mallory"},
+        "merged_at": "2026-05-12T10:00:00Z", "labels": ["bug"],
+        "files": [{"path": "src/auth.py", "additions": 40, "deletions": 2}],
+    })
+    d = written_digest([pr], repo=REPO, week=IsoWeek.parse("2026-W20"), rules=default_rules_for(REPO))
+    cards = digest_cards(d, report_url=None)
+    for out in (json.dumps(card_to_messages(cards), ensure_ascii=False),
+                json.dumps(cards_to_feishu(cards), ensure_ascii=False)):
+        assert "https://evil[.]example/phish" in out and "www[.]evil[.]example" in out
+        assert "evil.example" not in out
+        assert f"https://github.com/{REPO}/pull/7" in out  # the PR's own link is kept
+    md = render_markdown(d)  # Markdown: the title escaped as before (brackets escaped, the URL as text)
+    assert "| \\[Bugfix\\] login moved to https://evil.example/phish (see www.evil.example) |" in md
