@@ -91,9 +91,12 @@ def check_slot_prs(c: Claim, f: Facts, slot: str | None) -> list[str]:
     return []
 
 
-_IDENT = re.compile(r"(?<![A-Za-z0-9_\-])(?:[A-Z][A-Z0-9_]+|[A-Za-z]+[A-Z0-9_][A-Za-z0-9_]*)(?![A-Za-z0-9_])", re.ASCII)
-RARE_TITLES = 3
-"""An identifier found in at most this many titles of the week is specific enough to belong to them."""
+_TOKEN = re.compile(r"(?<![A-Za-z0-9_.\-])[A-Za-z][A-Za-z0-9_]*(?:[.\-][A-Za-z0-9_]+)*", re.ASCII)
+_TAGS = re.compile(r"\[[^\]]*\]")
+_IDENTLIKE = re.compile(r"^[A-Z]|.[A-Z0-9_\-]", re.ASCII)
+RARE_SHARE = 0.05
+"""An identifier in at most this share of the week's titles (3 at least) is specific enough to belong to
+them; more common ones (``CUDA``, ``ROCm``, ``MoE`` in a busy week) say nothing about which PR."""
 
 
 def _groups(text: str) -> list[tuple[list[int], int, int]]:
@@ -114,26 +117,52 @@ def _groups(text: str) -> list[tuple[list[int], int, int]]:
     return out
 
 
+def _identifiers(text: str) -> list[str]:
+    """Name-like ASCII tokens: capitalised or mixed case, with digits, ``_`` or ``-`` (``KDA``, ``B12X``,
+    ``VLLM_USE_X``, ``Unlimited-OCR``, ``Kimi``); a hyphenated token also by its parts (``Hy3``, ``FP8``)."""
+    out = []
+    for m in _TOKEN.finditer(text):
+        tok = m.group(0).rstrip(".")
+        if len(tok) < 3 or not _IDENTLIKE.search(tok):
+            continue
+        out.append(tok)
+        parts = re.split(r"[.\-]", tok)
+        out += [x for x in parts if len(parts) > 1 and len(x) >= 3 and _IDENTLIKE.search(x)]
+    return out
+
+
+def _initials(title: str) -> str:
+    """The initials of a title's words, camel case split and digits kept (``[ModelRunner V2] Enable``
+    → ``mrv2e``): an all-caps identifier found in them is the title's own abbreviation."""
+    words = re.findall(r"[A-Z][a-z]+|[A-Z]+(?![a-z])|\d+|[a-z]+", title)
+    return "".join(w if w.isdigit() else w[0] for w in words).casefold()
+
+
 def check_foreign_identifiers(c: Claim, f: Facts, slot: str | None) -> list[str]:
     """Text about ``#N`` carries no identifier (``KDA``, ``B12X``, ``VLLM_*``) that is in another PR's
-    title, in at most :data:`RARE_TITLES` titles, and not in ``#N``'s own texts."""
+    title (outside its ``[Tag]`` prefixes, which name categories such as ``[MRV2]``), in at most
+    :data:`RARE_SHARE` of the week's titles, and not in ``#N``'s own texts."""
     faults = []
-    titles = [(p.number, p.title.casefold()) for p in f.prs.values()]
+    titles = [(p.number, _TAGS.sub(" ", p.title).casefold()) for p in f.prs.values()]
+    rare = max(3, int(RARE_SHARE * len(titles)))
     for nums, a, b in _groups(c.text):
-        own = " ".join(f.prs[n].texts for n in nums if n in f.prs).casefold()
+        raw = " ".join(f.prs[n].texts for n in nums if n in f.prs)
+        own = raw.casefold()
         if not own:
             continue
-        for ident in dict.fromkeys(_IDENT.findall(c.text[a:b])):
+        initials = _initials(" ".join(f.prs[n].title for n in nums if n in f.prs))
+        for ident in dict.fromkeys(_identifiers(c.text[a:b])):
             low = ident.casefold()
             if low in f.names:
                 continue
             rx = re.compile(r"(?<![a-z0-9])" + re.escape(low) + r"(?![a-z0-9])")
-            if rx.search(own):
+            if rx.search(own) or (ident.isupper() and low in initials):
                 continue
             holders = [n for n, t in titles if rx.search(t)]
-            if 0 < len(holders) <= RARE_TITLES and not set(holders) & set(nums):
+            if 0 < len(holders) <= rare and not set(holders) & set(nums):
                 faults.append(f"says {ident} of {', '.join(f'#{n}' for n in nums)}, but {ident} is in the title of "
                               + ", ".join(f"#{n}" for n in holders[:3]))
+                break
     return faults
 
 
@@ -150,9 +179,10 @@ def matches(n: Number, v: float) -> bool:
 
 
 def _compatible(n: Number, fact: Fact) -> bool:
-    if fact.kind == TEXT:
+    if fact.kind == TEXT:  # a number written in a text: same suffix family, and its unit when the sentence names one
         family = {"k": "", "": ""}
-        return family.get(n.suffix, n.suffix) == family.get(fact.suffix, fact.suffix)
+        same = family.get(n.suffix, n.suffix) == family.get(fact.suffix, fact.suffix)
+        return same and (n.unit in ("", "count", "percent", "times", "thousands") or n.unit == fact.unit)
     if n.suffix == "x":
         return False
     if n.suffix == "%" or n.unit == "percent":

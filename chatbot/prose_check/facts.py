@@ -34,13 +34,14 @@ LINES, FILES, PRS, PERCENT, WEEK, SCORE, TEXT = "lines", "files", "prs", "percen
 @dataclass(frozen=True)
 class Fact:
     """One numeric fact: ``id``, ``kind`` (lines, files, prs, percent, week, score or text: a number
-    written in a PR's or rule sentence's text, with that text's ``suffix``/``sign``), ``value``."""
+    written in a PR's or rule sentence's text, with that text's ``suffix``/``sign``/``unit``), ``value``."""
 
     id: str
     kind: str
     value: float
     suffix: str = ""
     sign: str = ""
+    unit: str = ""
 
 
 @dataclass(frozen=True)
@@ -174,7 +175,7 @@ class Facts:
     def _texts(self, prefix: str, text: str) -> None:
         for i, n in enumerate(numbers(text)):
             value = n.value
-            self.facts[f"{prefix}.text{i}"] = Fact(f"{prefix}.text{i}", TEXT, value, n.suffix, n.sign)
+            self.facts[f"{prefix}.text{i}"] = Fact(f"{prefix}.text{i}", TEXT, value, n.suffix, n.sign, n.unit)
 
     def _subject(self, names: Iterable[str], *ids: str, person: bool = False) -> None:
         for name in dict.fromkeys(x for x in names if x and len(x.strip()) >= 2):
