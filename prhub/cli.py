@@ -336,6 +336,43 @@ def ask_cmd(
                          lang=lang.value if lang else None, fmt=format.value))
 
 
+class ProseFormat(str, Enum):
+    text = "text"
+    json = "json"
+
+
+@app.command("check-prose")
+def check_prose_cmd(
+    file: Annotated[str, typer.Argument(help="sentences: plain text, one a line, or JSONL {\"text\", \"prs\", \"facts\"} (- for stdin)")],
+    input: InputOpt = [],  # noqa: B006
+    sample: SampleOpt = False,
+    week: Annotated[Optional[str], typer.Option(help="ISO week the text is about, e.g. 2026-W27 (default: the week of the newest merge)")] = None,
+    lang: Annotated[Lang, typer.Option(help="the text's language (the digest's)")] = Lang.en,
+    repo: RepoOpt = None,
+    rules: RulesOpt = None,
+    tz: Annotated[str, typer.Option(help="IANA time zone of the week window")] = "UTC",
+    format: Annotated[ProseFormat, typer.Option("--format", "-f", help="text, or json: [{text, kept, faults}]")] = ProseFormat.text,
+) -> None:
+    """Check sentences about a week against its facts with the LLM writer's validator: each number,
+    PR, version, date, relation, person and direction; print each verdict with its reasons."""
+    from chatbot.digest import newest_week, repo_from_urls
+    from prhub import bootstrap
+    from prhub.check_prose import read_file, render_json, render_text, verdicts, week_facts
+
+    load_zone(tz)
+    claims = read_file(file)
+    parsed = bootstrap.read_inputs(input, sample=sample, skip_invalid=False)
+    repo_name = bootstrap.check_repo(repo) if repo else repo_from_urls(parsed.prs)
+    if repo_name is None:
+        raise InputError("cannot tell the repository: the input has no PR URLs; pass --repo owner/name")
+    iso = week or (str(w) if (w := newest_week(parsed.prs, tz)) else None)
+    if iso is None:
+        raise InputError("the input holds no PRs, so there is no newest week: pass --week YYYY-Www")
+    facts = week_facts(parsed.prs, repo=repo_name, week=iso, lang=lang.value, rules_file=rules, tz=tz)
+    out = verdicts(claims, facts)
+    sys.stdout.write(render_json(out) if format is ProseFormat.json else render_text(out))
+
+
 @rules_app.command("schema")
 def rules_schema() -> None:
     """Print the JSON schema of rules files."""
