@@ -117,13 +117,17 @@ def _groups(text: str) -> list[tuple[list[int], int, int]]:
     return out
 
 
-def _identifiers(text: str) -> list[str]:
+def _identifiers(text: str, a: int, b: int, lang: str) -> list[str]:
     """Name-like ASCII tokens: capitalised or mixed case, with digits, ``_`` or ``-`` (``KDA``, ``B12X``,
-    ``VLLM_USE_X``, ``Unlimited-OCR``, ``Kimi``); a hyphenated token also by its parts (``Hy3``, ``FP8``)."""
+    ``VLLM_USE_X``, ``Unlimited-OCR``, ``Kimi``); a hyphenated token also by its parts (``Hy3``, ``FP8``).
+    In English a plain capitalised word that starts a sentence or clause (``Check``) is no name.
+    Tokens of ``text[a:b]``, judged in the whole text."""
     out = []
-    for m in _TOKEN.finditer(text):
+    for m in _TOKEN.finditer(text, a, b):
         tok = m.group(0).rstrip(".")
         if len(tok) < 3 or not _IDENTLIKE.search(tok):
+            continue
+        if lang == "en" and re.fullmatch(r"[A-Z][a-z]+", tok) and re.search(r"(?:^|[.!?:;]\s*)$", text[:m.start()].rstrip()):
             continue
         out.append(tok)
         parts = re.split(r"[.\-]", tok)
@@ -151,7 +155,7 @@ def check_foreign_identifiers(c: Claim, f: Facts, slot: str | None) -> list[str]
         if not own:
             continue
         initials = _initials(" ".join(f.prs[n].title for n in nums if n in f.prs))
-        for ident in dict.fromkeys(_identifiers(c.text[a:b])):
+        for ident in dict.fromkeys(_identifiers(c.text, a, b, f.lang)):
             low = ident.casefold()
             if low in f.names:
                 continue
