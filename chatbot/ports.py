@@ -227,14 +227,33 @@ class ModelClient(Protocol):
         """The model name answers come from (part of the summary cache key)."""
         ...
 
-    def complete(self, system: str, user: str, schema: dict[str, Any] | None = None) -> ModelAnswer:
+    def complete(self, system: str, user: str, schema: dict[str, Any] | None = None, *,
+                 timeout_s: float | None = None) -> ModelAnswer:
         """One chat completion asking for a JSON object; with ``schema`` (the ``json_schema`` member of
         ``response_format``: ``{"name", "strict", "schema"}``) for one of that shape, where the server
-        supports structured output (else a plain JSON object).
+        supports structured output (else a plain JSON object); within ``timeout_s`` wall-clock seconds
+        (None: the client's own per-request limit; a given one never raises that limit).
 
         Raises:
-            chatbot.errors.ModelError: timeout, rate limit beyond the retry, server or connection error.
+            chatbot.errors.ModelError: timeout, rate limit beyond the retry, server or connection error,
+                an answer too large or not a chat completion.
         """
+        ...
+
+
+@dataclass(frozen=True)
+class TokenCount:
+    """A text's length in the model's own tokens, and the model's context length (None: not said)."""
+
+    tokens: int
+    context: int | None = None
+
+
+class TokenCounter(Protocol):
+    """A model client that can count tokens the model's way (vLLM's ``POST /tokenize``); optional."""
+
+    def count_tokens(self, text: str, *, timeout_s: float | None = None) -> TokenCount | None:
+        """``text``'s tokens and the context length, or None when the server cannot count."""
         ...
 
 
