@@ -294,6 +294,8 @@ class ProseInfo(Frozen):
     """Key-PR summaries the model wrote that failed the checks twice (counted in ``summaries_rules``)."""
     sentences: tuple[SentenceMark, ...] = ()
     """Each sentence the writer could word, in digest order, with who wrote it."""
+    calls: int = 0
+    """Chat completions requested in this run (0 when everything came from the cache)."""
 
 
 class Recommendation(Frozen):

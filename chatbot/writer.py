@@ -13,7 +13,15 @@ such a JSON object, or a sentence fails, the model is asked once more with the c
 still fails is replaced by the rule-written text, and :class:`~chatbot.models.ProseInfo` records
 it (renderers mark the digest "rule-written"). A model error (timeout, 429 past its retry, 500)
 gives the rule-written digest, marked; no error text ever reaches the digest. Answers are cached
-by (``digest:<repo>:<week>:<lang>``, hash of the fact sheet, model): a re-run costs 0 tokens.
+by (``digest:<repo>:<week>:<lang>``, hash of the fact sheet, model): a re-run costs 0 tokens. Failed
+answers are cached too (negative results: what failed the check twice is re-checked from the cache,
+not asked again until the facts or the model change); a model error (timeout, refused, HTTP error)
+is not cached, so the next run asks again.
+
+Budget: :func:`write_digest` gives the whole run a :class:`Budget` of wall-clock seconds; each call
+gets the time left (the client also holds each request to its own ``timeout_s``), and once the
+budget is spent, or after the first model error, nothing more is asked: a model that is down or
+slow delays the digest by at most the budget, never stops it.
 
 :func:`write_summaries` asks, per key PR, for one sentence worded from that PR's fact-sheet entry
 (:func:`chatbot.factsheet.pr_entry`: title, extractive gist, stated results, modules, risks, review
@@ -37,7 +45,7 @@ from chatbot.i18n import tr
 from chatbot.factsheet import fact_sheet, fit_fact_sheet, pr_entry, sheet_text
 from chatbot.answers import DIGEST_SCHEMA, SUMMARY_SCHEMA, claim_of
 from chatbot.models import DigestText, Prose, ProseInfo, Recommendation, SentenceMark
-from chatbot.ports import ModelClient, SummaryCache
+from chatbot.ports import ModelAnswer, ModelClient, SummaryCache
 from chatbot.prose_check import Facts, check_claim
 
 log = logging.getLogger(__name__)
@@ -69,6 +77,52 @@ PR_SYSTEM_PROMPT = (
 
 Progress = Callable[[int, int], None]
 """``progress(done, total)``: called after each model step (key-PR summaries, then the digest prose)."""
+
+
+class Budget:
+    """The wall-clock seconds one writer run may spend on model calls, and the calls and tokens spent.
+
+    The clock starts at the first call (analysis and cache look-ups before it do not count).
+    ``seconds`` None: no run limit (each request still has the client's ``timeout_s``).
+    ``monotonic`` (seconds) is injected by tests.
+    """
+
+    def __init__(self, seconds: float | None = None, monotonic: Callable[[], float] = time.monotonic) -> None:
+        self._monotonic = monotonic
+        self._seconds = seconds
+        self._deadline: float | None = None
+        self.calls = 0
+        self.tokens = 0
+        """Prompt + completion tokens of the answers so far (as the server reports them)."""
+
+    def stop(self) -> None:
+        """Spend what is left: no further call is made."""
+        self._seconds, self._deadline = 0.0, self._monotonic()
+
+    def left(self) -> float | None:
+        """Seconds left (None: unlimited; the full budget before the first call); 0 or less once spent."""
+        if self._seconds is None:
+            return None
+        if self._deadline is None:
+            return self._seconds
+        return self._deadline - self._monotonic()
+
+    def ask(self, client: ModelClient, system: str, user: str, schema: dict[str, Any] | None = None) -> ModelAnswer:
+        """``client.complete(system, user, schema)`` within the time left, counted in :attr:`calls`.
+
+        Raises:
+            ModelError: the budget is spent (no call made), or the call failed.
+        """
+        if self._seconds is not None and self._deadline is None:
+            self._deadline = self._monotonic() + self._seconds
+        left = self.left()
+        if left is not None and left <= 0:
+            raise ModelError("the LLM writer's time budget is spent")
+        self.calls += 1
+        answer = (client.complete(system, user, schema) if left is None
+                  else client.complete(system, user, schema, timeout_s=left))
+        self.tokens += answer.prompt_tokens + answer.completion_tokens
+        return answer
 
 
 MAX_RECOMMENDATIONS = 6
@@ -198,12 +252,15 @@ def write_prose(
     max_input_tokens: int = 8000,
     cache: SummaryCache | None = None,
     monotonic: Callable[[], float] = time.monotonic,
+    budget: Budget | None = None,
 ) -> DigestText:
     """The digest with model-written, validated sentences where they pass (see the module docstring).
 
     Never raises for model trouble: a :class:`~chatbot.errors.ModelError` or an unusable answer
-    gives ``d`` with ``prose.source == "rules"``. ``monotonic`` (seconds) is injected by tests.
+    gives ``d`` with ``prose.source == "rules"``. ``monotonic`` (seconds) is injected by tests;
+    ``budget`` bounds the calls (None: each call has only the client's own limit).
     """
+    budget = budget if budget is not None else Budget(monotonic=monotonic)
     sheet = fit_fact_sheet(fact_sheet(d), max_input_tokens)
     text = sheet_text(sheet)
     digest_hash = hashlib.sha256(text.encode()).hexdigest()
@@ -221,23 +278,24 @@ def write_prose(
     prompt_tokens = completion_tokens = 0
     answers: dict[str, object] = {}
     try:
-        answer = client.complete(SYSTEM_PROMPT, text, DIGEST_SCHEMA)
+        answer = budget.ask(client, SYSTEM_PROMPT, text, DIGEST_SCHEMA)
         prompt_tokens, completion_tokens = answer.prompt_tokens, answer.completion_tokens
         checked = _check(answer.text, d, facts)
         answers["answer"] = answer.text
         if checked.complaints:
-            retry = client.complete(SYSTEM_PROMPT, text + "\n\nYour previous answer had these faults; fix them:\n- "
-                                    + "\n- ".join(checked.complaints), DIGEST_SCHEMA)
+            retry = budget.ask(client, SYSTEM_PROMPT, text + "\n\nYour previous answer had these faults; fix them:\n- "
+                               + "\n- ".join(checked.complaints), DIGEST_SCHEMA)
             prompt_tokens += retry.prompt_tokens
             completion_tokens += retry.completion_tokens
             answers["retry"] = retry.text
             checked = _merge(checked, _check(retry.text, d, facts))
     except ModelError as exc:
         log.warning("LLM writer: %s; using the rule-written text", exc.user_message)
-        checked = _Checked()
+        checked = _Checked() if not answers else checked
+        answers = {}  # a model error is not the model's verdict: asked again next run
     seconds = round(monotonic() - started, 3)
     info = _info(checked, d, client.model, prompt_tokens, completion_tokens, seconds, cached=False)
-    if cache is not None and info.source == "model":
+    if cache is not None and answers:  # kept or not: a re-run re-checks the answers, asks nothing
         cache.put_summary(subject, digest_hash, client.model, answers, prompt_tokens, completion_tokens)
     return _apply(d, checked, info)
 
@@ -301,6 +359,8 @@ class SummaryStats:
     def __init__(self) -> None:
         self.kept = self.rules = self.cached = self.failed = self.prompt_tokens = self.completion_tokens = 0
         self.seconds = 0.0
+        self.stopped = False
+        """A model error (or the spent budget) stopped the run: nothing more was asked."""
 
 
 def write_summaries(
@@ -311,6 +371,7 @@ def write_summaries(
     monotonic: Callable[[], float] = time.monotonic,
     progress: Progress | None = None,
     total: int | None = None,
+    budget: Budget | None = None,
 ) -> tuple[dict[int, str], SummaryStats]:
     """One validated model sentence per key PR (by PR number) and the run's counts (see the module docstring).
 
@@ -318,12 +379,13 @@ def write_summaries(
     :class:`~chatbot.errors.ModelError` no further PR is asked (all keep their gists): a server
     that is down costs one timeout, not one per PR. ``progress(done, total)`` is called after each
     PR (``total`` defaults to the number of key PRs). Tokens as the server reports them; seconds
-    of ``monotonic``.
+    of ``monotonic``; ``budget`` bounds the calls. A PR whose answers failed the check twice is
+    cached as such: the next run re-checks the cached answer and asks nothing.
     """
+    budget = budget if budget is not None else Budget(monotonic=monotonic)
     out: dict[int, str] = {}
     stats = SummaryStats()
     count = total if total is not None else len(d.key_prs)
-    failed = False
     started = monotonic()
     facts = Facts.build(d)
     for i, p in enumerate(d.key_prs, 1):
@@ -335,26 +397,29 @@ def write_summaries(
         if hit is not None and isinstance(hit.get("answer"), str):
             sentence, _ = _summary_of(str(hit["answer"]), facts, p.number)
             stats.cached += sentence is not None
-        elif not failed:
+            stats.failed += sentence is None  # a negative result: it failed the checks when asked
+        elif not stats.stopped:
             try:
-                answer = client.complete(PR_SYSTEM_PROMPT, entry, SUMMARY_SCHEMA)
+                answer = budget.ask(client, PR_SYSTEM_PROMPT, entry, SUMMARY_SCHEMA)
                 pt, ct = answer.prompt_tokens, answer.completion_tokens
                 kept_text = answer.text
                 sentence, complaints = _summary_of(answer.text, facts, p.number)
+                stats.prompt_tokens += pt
+                stats.completion_tokens += ct
                 if complaints:
-                    retry = client.complete(PR_SYSTEM_PROMPT, entry + "\n\nYour previous answer had these faults; "
-                                            "fix them:\n- " + "\n- ".join(complaints), SUMMARY_SCHEMA)
+                    retry = budget.ask(client, PR_SYSTEM_PROMPT, entry + "\n\nYour previous answer had these faults; "
+                                       "fix them:\n- " + "\n- ".join(complaints), SUMMARY_SCHEMA)
+                    stats.prompt_tokens += retry.prompt_tokens
+                    stats.completion_tokens += retry.completion_tokens
                     pt, ct = pt + retry.prompt_tokens, ct + retry.completion_tokens
                     sentence, _ = _summary_of(retry.text, facts, p.number)
                     kept_text = retry.text
                     stats.failed += sentence is None
-                stats.prompt_tokens += pt
-                stats.completion_tokens += ct
-                if sentence is not None and cache is not None:
+                if cache is not None:  # kept or failed twice: either way not asked again for this entry
                     cache.put_summary(subject, digest_hash, client.model, {"answer": kept_text}, pt, ct)
             except ModelError as exc:
                 log.warning("LLM writer, summary of #%d: %s; keeping the extractive gists", p.number, exc.user_message)
-                failed = True
+                stats.stopped = True
         if sentence is None:
             stats.rules += 1
         else:
@@ -374,24 +439,34 @@ def write_digest(
     cache: SummaryCache | None = None,
     monotonic: Callable[[], float] = time.monotonic,
     progress: Progress | None = None,
+    budget: Budget | None = None,
 ) -> DigestText:
     """``d`` with model-written key-PR summaries (:func:`write_summaries`) and digest prose
-    (:func:`write_prose`), each validated; ``prose`` counts both (tokens and seconds summed,
+    (:func:`write_prose`), each validated; ``prose`` counts both (calls, tokens and seconds summed,
     ``cached`` only when no model call was made). The digest prose is worded from the extractive
     facts, so its cache key does not depend on the summaries. Never raises for model trouble.
+
+    ``budget``: the wall-clock seconds for all the run's calls, possibly shared with other runs (the
+    weekly job's languages); None: only each request's own limit. After a model error in the
+    summaries the prose is not asked either (its cached answer is still used).
     """
+    budget = budget if budget is not None else Budget(monotonic=monotonic)
+    calls_before = budget.calls
     total = len(d.key_prs) + 1
-    summaries, stats = write_summaries(d, client, cache=cache, monotonic=monotonic, progress=progress, total=total)
-    written = write_prose(d, client, max_input_tokens=max_input_tokens, cache=cache, monotonic=monotonic)
+    summaries, stats = write_summaries(d, client, cache=cache, monotonic=monotonic, progress=progress, total=total,
+                                       budget=budget)
+    if stats.stopped:
+        budget.stop()  # the server failed once: the prose comes from the cache or the rules
+    written = write_prose(d, client, max_input_tokens=max_input_tokens, cache=cache, monotonic=monotonic, budget=budget)
     if progress is not None:
         progress(total, total)
     base = written.prose or ProseInfo()
-    called = stats.prompt_tokens + stats.completion_tokens > 0 or stats.kept > stats.cached
     info = base.model_copy(update={
         "prompt_tokens": base.prompt_tokens + stats.prompt_tokens,
         "completion_tokens": base.completion_tokens + stats.completion_tokens,
         "seconds": round(base.seconds + stats.seconds, 3),
-        "cached": base.cached and not called,
+        "cached": base.cached and budget.calls == calls_before,
+        "calls": budget.calls - calls_before,
         "summaries": stats.kept, "summaries_rules": stats.rules, "summaries_cached": stats.cached,
         "summaries_failed": stats.failed,
         "sentences": base.sentences + tuple(

@@ -29,6 +29,7 @@ from chatbot.models import DigestText, PullRequest
 from chatbot.ports import ChatDelivery, Clock
 from chatbot.rules import Rules
 from chatbot.weeks import IsoWeek, load_zone
+from chatbot.writer import Budget
 from prhub import bootstrap
 from prhub.clock import SYSTEM_CLOCK
 from prhub.config import Config, Settings, repo_rules, settings_of
@@ -116,13 +117,19 @@ def digest_builder(loaded: LoadedConfig, store: SqlStore | None, clock: Clock = 
 
     # one analysis per repository-week, whatever the number of languages posted
     settings = llm_settings(loaded.config.llm)
-    step = (lambda d: write_with_model(d, settings, cache=store)) if settings is not None else None
+    run = threading.local()  # the model's budget of the build running in this thread, shared by its languages
+    step = (lambda d: write_with_model(d, settings, cache=store, budget=getattr(run, "budget", None))) \
+        if settings is not None else None
     service = DigestService(lambda repo, week: prs_of(configs[repo], week), rules_for=rules_of,
                             tz_for=lambda repo: configs[repo].week_tz, cache_size=2, step=step)
 
     def build(cfg: RepositoryConfig, week: IsoWeek, langs: Sequence[str]) -> Digest:
         configs[cfg.repo] = cfg
-        return service.digest(cfg.repo, week, langs=langs, generated_at=clock.now())
+        run.budget = Budget(settings.budget_s) if settings is not None else None
+        try:
+            return service.digest(cfg.repo, week, langs=langs, generated_at=clock.now())
+        finally:
+            run.budget = None
 
     return build
 

@@ -26,6 +26,7 @@ from prhub.options import SAMPLE_WEEK, DigestSource
 
 if TYPE_CHECKING:  # imported where used: ``import prhub.cli`` stays under 0.25 s CPU (no pydantic, no rules)
     from chatbot.models import DigestText
+    from scheduler.config import LLMSettings
 
 app = typer.Typer(
     name="prhub",
@@ -122,6 +123,9 @@ def digest(
     db: DbOpt = None,
     refresh: Annotated[bool, typer.Option(help="with --source github: fetch the week again even when the stored copy is final")] = False,
     llm: Annotated[bool, typer.Option("--llm", help="word the summary with the model of PRHUB_LLM_BASE_URL/PRHUB_LLM_MODEL (validated; cached in the store)")] = False,
+    llm_timeout: Annotated[Optional[float], typer.Option("--llm-timeout", help="with --llm: wall-clock seconds per model request (default 60)")] = None,
+    llm_budget: Annotated[Optional[float], typer.Option("--llm-budget", help="with --llm: wall-clock seconds for all model calls of the digest (default 300)")] = None,
+    llm_max_input_tokens: Annotated[Optional[int], typer.Option("--llm-max-input-tokens", help="with --llm: the prompt's budget in the model's tokens (default 8000)")] = None,
     from_week: Annotated[Optional[str], typer.Option("--from", help="first ISO week of a range (with --to and --out DIR: one file per week, format and language)")] = None,
     to_week: Annotated[Optional[str], typer.Option("--to", help="last ISO week of the range (default: --from)")] = None,
 ) -> None:
@@ -133,6 +137,7 @@ def digest(
 
     zone_name = tz
     load_zone(zone_name)
+    model = _llm_options(llm, timeout_s=llm_timeout, budget_s=llm_budget, max_input_tokens=llm_max_input_tokens)
     langs = list(dict.fromkeys(x.value for x in lang))
     fmts = list(dict.fromkeys(f.value for f in format))
     if to_week is not None and from_week is None:
@@ -142,7 +147,7 @@ def digest(
             raise InputError("pass either --week or --from/--to, not both")
         _digest_range(from_week, to_week, input=input, sample=sample, repo=repo, tz=zone_name, rules=rules, langs=langs,
                       fmts=fmts, out=out, skip_invalid=skip_invalid, generated_at=_parse_generated_at(generated_at),
-                      source=source, db=db, refresh=refresh, llm=llm)
+                      source=source, db=db, refresh=refresh, llm=model)
         return
     if len(langs) > 1 or len(fmts) > 1:
         raise InputError("several --lang or --format values write several files: use --from/--to with --out DIR")
@@ -169,10 +174,10 @@ def digest(
             skipped = f" ({n} invalid record{'' if n == 1 else 's'} skipped)" if n else ""
             raise InputError(f"the input holds no PRs{skipped}, so there is no newest week: pass --week YYYY-Www")
     step = None
-    if llm:  # the optional LLM writer between analysis and rendering; its cache is the store
-        from prhub.llm import require_llm, store_step
+    if model is not None:  # the optional LLM writer between analysis and rendering; its cache is the store
+        from prhub.llm import store_step
 
-        step = store_step(require_llm(), lambda: bootstrap.open_store(db))
+        step = store_step(model, lambda: bootstrap.open_store(db))
     service = DigestService(lambda _repo, _week: parsed.prs, rules_for=lambda _repo: rules_obj,
                             tz_for=lambda _repo: zone_name, step=step)
     d = service.digest(repo_name, iso_week, langs=(lang_value,), skipped_records=parsed.skipped, generated_at=gen)
@@ -193,10 +198,27 @@ def digest(
     write_output(render(text, DigestFormat(format_value)), out)
 
 
+def _llm_options(llm: bool, **overrides: float | int | None) -> Optional[LLMSettings]:
+    """The ``--llm`` settings with the ``--llm-*`` options (None without ``--llm``).
+
+    Raises:
+        InputError: an ``--llm-*`` option without ``--llm``, no model configured, an option out of range.
+    """
+    if not llm:
+        given = [name for name, value in overrides.items() if value is not None]
+        if given:
+            flag = "--llm-" + {"timeout_s": "timeout", "budget_s": "budget"}.get(given[0], given[0].replace("_", "-"))
+            raise InputError(f"{flag} needs --llm (the model's options apply only when it writes)")
+        return None
+    from prhub.llm import require_llm
+
+    return require_llm(**overrides)
+
+
 def _digest_range(from_week: str, to_week: Optional[str], *, input: list[str], sample: bool, repo: Optional[str],
                   tz: str, rules: Optional[str], langs: list[str], fmts: list[str], out: Optional[Path],
                   skip_invalid: bool, generated_at: Optional[datetime], source: Optional[DigestSource],
-                  db: Optional[str], refresh: bool, llm: bool) -> None:
+                  db: Optional[str], refresh: bool, llm: Optional[LLMSettings]) -> None:
     """``prhub digest --from --to --out DIR``: every week of the range in this process (see
     :mod:`prhub.digest_range`), PRs read once (input files, or the store for the whole range).
 
@@ -229,10 +251,10 @@ def _digest_range(from_week: str, to_week: Optional[str], *, input: list[str], s
     prs = select_repo(parsed.prs, repo_name) if src is DigestSource.file else parsed.prs
     rules_obj = bootstrap.rules_for(repo_name, rules)
     step = None
-    if llm:
-        from prhub.llm import require_llm, store_step
+    if llm is not None:
+        from prhub.llm import store_step
 
-        step = store_step(require_llm(), lambda: bootstrap.open_store(db))
+        step = store_step(llm, lambda: bootstrap.open_store(db))
     service = DigestService(lambda _repo, _week: prs, rules_for=lambda _repo: rules_obj, tz_for=lambda _repo: tz,
                             step=step)
     formats = [output_format(f) for f in fmts]

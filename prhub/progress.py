@@ -12,13 +12,13 @@ from contextlib import contextmanager
 from typing import Any, TextIO
 
 
-def _bar(out: TextIO, unit: str, *, terminal: bool | None = None) -> Any:
-    """A transient Rich progress bar on ``out``: description, bar, done/total, ``unit`` text, elapsed time
-    (``terminal``: Rich's ``force_terminal``; None lets Rich detect it)."""
+def _bar(out: TextIO, unit: str, *, terminal: bool | None = None, bar_width: int = 40) -> Any:
+    """A transient Rich progress bar on ``out``: description, bar (``bar_width`` columns), done/total,
+    ``unit`` text, elapsed time (``terminal``: Rich's ``force_terminal``; None lets Rich detect it)."""
     from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-    return Progress(TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(), TextColumn(unit),
+    return Progress(TextColumn("[bold]{task.description}"), BarColumn(bar_width=bar_width), MofNCompleteColumn(), TextColumn(unit),
                     TimeElapsedColumn(), console=Console(file=out, force_terminal=terminal), transient=True)
 
 
@@ -79,18 +79,22 @@ def week_progress(label: str, total: int, *, stream: TextIO | None = None,
 
 
 @contextmanager
-def steps_progress(label: str, *, stream: TextIO | None = None, tty: bool | None = None) -> Iterator[Callable[[int, int], None] | None]:
+def steps_progress(label: str, *, stream: TextIO | None = None, tty: bool | None = None,
+                   spent: Callable[[], tuple[int, int]] | None = None) -> Iterator[Callable[[int, int], None] | None]:
     """A ``progress(done, total)`` callback drawing a Rich bar of the LLM writer's model steps (key-PR
     summaries, then the digest prose; :data:`chatbot.writer.Progress`) on ``stream`` (stderr) when it
-    is a terminal; None otherwise, so that piped output and stderr stay as they are."""
+    is a terminal, with the calls and tokens so far from ``spent()`` (``(calls, tokens)``); None
+    otherwise, so that piped output and stderr stay as they are."""
     out = stream if stream is not None else sys.stderr
     if not (out.isatty() if tty is None else tty):
         yield None
         return
-    with _bar(out, "model steps", terminal=True) as bar:
-        task = bar.add_task(label, total=None)
+    counts = spent or (lambda: (0, 0))
+    with _bar(out, "steps · {task.fields[calls]} calls · {task.fields[tokens]} tok", terminal=True, bar_width=6) as bar:
+        task = bar.add_task(label, total=None, calls=0, tokens="0")
 
         def cb(done: int, total: int) -> None:
-            bar.update(task, completed=done, total=total)
+            calls, tokens = counts()
+            bar.update(task, completed=done, total=total, calls=calls, tokens=f"{tokens:,}")
 
         yield cb

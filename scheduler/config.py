@@ -403,15 +403,22 @@ class LLMSettings(_Model):
         base_url: an OpenAI-compatible API root (``http://127.0.0.1:8000/v1`` for ``vllm serve``).
         model: the served model name.
         api_key_env: the environment variable holding the key (never the key itself).
-        timeout_s: seconds per request.
-        max_input_tokens: the fact sheet's budget in estimated tokens (:mod:`chatbot.factsheet`).
+        timeout_s: wall-clock seconds per request (connect and the whole answer, not per read).
+        budget_s: wall-clock seconds for all the model calls of one digest (per language); past it
+            nothing more is asked and the rest is rule-written, so the model delays a post by at
+            most this much.
+        max_input_tokens: the prompt's budget in the model's tokens (counted by the server's
+            ``/tokenize`` where it has one, else estimated; :mod:`chatbot.factsheet`).
+        max_answer_bytes: the cap on one answer's HTTP body; a larger one is dropped unread.
     """
 
     base_url: str = Field(min_length=1)
     model: str = Field(min_length=1)
     api_key_env: str = Field(default="PRHUB_LLM_API_KEY", pattern=r"^[A-Z_][A-Z0-9_]*$")
     timeout_s: float = Field(default=60.0, gt=0, le=600)
+    budget_s: float = Field(default=300.0, gt=0, le=3600)
     max_input_tokens: int = Field(default=8000, ge=1000, le=1_000_000)
+    max_answer_bytes: int = Field(default=1024 * 1024, ge=4096, le=64 * 1024 * 1024)
 
 
 class BotConfig(_Model):

@@ -135,11 +135,14 @@ def test_progress_bar_on_a_terminal_only():
         assert cb is None  # not a terminal: no bar, stderr stays as it is
     assert piped.getvalue() == ""
     tty = io.StringIO()
-    with steps_progress("vllm-project/vllm 2026-W20 qwen3", stream=tty, tty=True) as cb:
+    spent = [0, 0]
+    with steps_progress("vllm-project/vllm 2026-W20 qwen3", stream=tty, tty=True,
+                        spent=lambda: (spent[0], spent[1])) as cb:
         assert cb is not None
         for i in range(1, 26):
+            spent[0], spent[1] = i, 240 * i
             cb(i, 25)
-    assert "25/25" in tty.getvalue() and "model steps" in tty.getvalue()
+    assert "25/25" in tty.getvalue() and "steps · 25 calls · 6,000 tok" in tty.getvalue()
 
 
 def test_cards_show_the_model_summaries_and_who_wrote_them(store):
