@@ -249,14 +249,6 @@ class TokenCount:
     context: int | None = None
 
 
-class TokenCounter(Protocol):
-    """A model client that can count tokens the model's way (vLLM's ``POST /tokenize``); optional."""
-
-    def count_tokens(self, text: str, *, timeout_s: float | None = None) -> TokenCount | None:
-        """``text``'s tokens and the context length, or None when the server cannot count."""
-        ...
-
-
 class SummaryCache(Protocol):
     """Model-written text kept by (subject, content hash, model), so that a re-run costs 0 tokens."""
 

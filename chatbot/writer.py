@@ -245,6 +245,12 @@ def _apply(d: DigestText, c: _Checked, info: ProseInfo) -> DigestText:
                  recommendations=recs, info=info).apply(d)
 
 
+def rule_written(d: DigestText, model: str) -> DigestText:
+    """``d`` as it is, marked rule-written by ``model``'s run, every key-PR summary counted rule-written
+    (what a writer run that failed as a whole leaves: no model sentence was kept or checked)."""
+    return d.model_copy(update={"prose": ProseInfo(model=model, summaries_rules=len(d.key_prs))})
+
+
 def write_prose(
     d: DigestText,
     client: ModelClient,

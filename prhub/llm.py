@@ -69,7 +69,7 @@ def write_with_model(d: DigestText, settings: LLMSettings, *, cache: SummaryCach
     Prints :func:`report_line` on ``report`` (stderr by default) and logs it at INFO.
     """
     from adapters.llm.client import OpenAIModelClient
-    from chatbot.writer import write_digest
+    from chatbot.writer import rule_written, write_digest
 
     environ = os.environ if env is None else env
     key = environ.get(settings.api_key_env, "")
@@ -80,7 +80,7 @@ def write_with_model(d: DigestText, settings: LLMSettings, *, cache: SummaryCach
                            budget=budget if budget is not None else Budget(settings.budget_s))
     except Exception as exc:  # never let the optional model stop the digest (see the module docstring)
         log.warning("LLM writer %s failed (%s); the digest is rule-written", settings.model, type(exc).__name__)
-        out = d.model_copy(update={"prose": ProseInfo(model=settings.model)})
+        out = rule_written(d, settings.model)
     info = out.prose
     if info is not None:
         line = report_line(settings.model, info)
