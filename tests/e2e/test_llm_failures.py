@@ -47,8 +47,9 @@ FAILURES = {
 """Each failure's script for the fake (None: no server, the port is closed)."""
 
 TIMEOUT_S, BUDGET_S = 1.0, 2.0
-MARGIN_S = 0.5
-"""What the writer may spend past its budget: validating and rendering around the calls (CPU)."""
+MARGIN_S = 1.5
+"""What the writer may spend past its budget: checking answers, cache reads and writes and the fact
+sheet around the calls (CPU, not waiting; 0.7 s measured at load 13 on 2 cores)."""
 WALL_S = 60.0
 """A loose bound on the whole command (start-up, analysis, charts, posting on a loaded 2-core machine):
 on 12dedfc a trickling server kept it running past 400 s, a slow one 281 s."""
