@@ -7,8 +7,9 @@
 - **Refused requests log one line each**, without body or traceback, at most ``burst`` lines per
   ``window`` seconds (then one line counting the lines left out), so a flood cannot fill the disk.
 - **No traceback page**: an exception escaping the app is one log line with its class and a JSON
-  500; an error status (4xx/5xx) the app answers with an HTML page of its own (Flask's 404/405) is
-  answered ``{"error": "<reason>"}`` instead (plain-text answers are kept), so every error a client sees is JSON (issue 20). The
+  500; an error status the app answers with an HTML page of its own (Flask's 404/405), and any 5xx
+  that is not JSON (bolt's empty 500 when a middleware raised), is answered ``{"error": "<reason>"}``
+  instead (plain-text 4xx answers are kept), so every error a client sees is JSON (issue 20). The
   Flask apps behind it set :data:`FLASK_CONFIG` (``PROPAGATE_EXCEPTIONS``) so that their
   exceptions reach the guard instead of Flask's HTML page and traceback log.
 - Every response carries ``X-Content-Type-Options: nosniff``.
@@ -161,7 +162,8 @@ class RequestGuard:
                 self.refusals.refused(method, path, code, status[4:] or "refused", peer)
             if not any(k.lower() == "x-content-type-options" for k, _ in headers):
                 headers = [*headers, ("X-Content-Type-Options", "nosniff")]
-            if code >= 400 and calling and not started and _is_page(headers):
+            if calling and not started and ((code >= 400 and _has_type(headers, "html"))
+                                            or (code >= 500 and not _has_type(headers, "json"))):
                 held.append(status)  # answered as JSON when the app returns (its own page dropped)
                 return lambda _data: None
             started = True
@@ -183,8 +185,8 @@ class RequestGuard:
             _serving.active = False
 
 
-def _is_page(headers: Iterable[tuple[str, str]]) -> bool:
-    return any(k.lower() == "content-type" and "html" in v.lower() for k, v in headers)
+def _has_type(headers: Iterable[tuple[str, str]], kind: str) -> bool:
+    return any(k.lower() == "content-type" and kind in v.lower() for k, v in headers)
 
 
 class _OneLine(logging.Filter):
