@@ -177,6 +177,19 @@ class SubscriptionRow(Base):
     )
 
 
+class FirstMergeRow(Base):
+    """The first stored merge of each human author of ``repo`` (one row per author), kept by every
+    PR upsert, so "who is new this week" is one indexed read however long the history (issue 20:
+    reading every earlier PR of each author cost 59-62x at 50x history). Bots (``is_bot`` or a
+    ``[bot]`` login suffix) get no row."""
+
+    __tablename__ = "first_merges"
+
+    repo: Mapped[str] = mapped_column(String(255), primary_key=True)
+    author_login: Mapped[str] = mapped_column(String(255), primary_key=True)
+    first_merged_at: Mapped[datetime]
+
+
 class ProcessedEventRow(Base):
     """An inbound chat event accepted for processing (persistent de-duplication)."""
 
@@ -280,6 +293,8 @@ SUBSCRIPTIONS = cast(Table, SubscriptionRow.__table__)
 """The ``subscriptions`` table."""
 SUMMARIES = cast(Table, SummaryRow.__table__)
 """The ``summaries`` table (LLM writer cache)."""
+FIRST_MERGES = cast(Table, FirstMergeRow.__table__)
+"""The ``first_merges`` table."""
 PROCESSED_EVENTS = cast(Table, ProcessedEventRow.__table__)
 """The ``processed_events`` table."""
 DELIVERIES = cast(Table, DeliveryRow.__table__)

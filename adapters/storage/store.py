@@ -27,6 +27,7 @@ from sqlalchemy.exc import ArgumentError, DBAPIError, NoSuchModuleError, SQLAlch
 
 from adapters.storage.errors import StoreError, mask_url, scrub
 from adapters.storage.schema import PULL_REQUESTS, WEEK_FETCHES, PullRequestRow
+from adapters.storage.schema import FIRST_MERGES  # each author's first merge (new contributors)
 from adapters.storage.schema import PROCESSED_EVENTS, SUBSCRIPTIONS  # chat: subscriptions, event de-duplication
 from adapters.storage.schema import SUMMARIES  # the LLM writer's cache
 from adapters.storage.schema import APPROVALS  # approvals of the weekly post
@@ -482,7 +483,8 @@ class SqlStore:
         """The logins among ``logins`` with a stored PR of ``repo`` merged before ``before`` whose author
         is not a bot (``author.is_bot`` false and no ``[bot]`` suffix, as the digest counts contributors).
 
-        Uses the ``(repo, author_login)`` index; reads one JSON flag per matching row, never a body.
+        One row per author from ``first_merges`` (kept by every upsert: :func:`_first_merges`), so
+        the cost does not grow with the history (issue 20: it read every earlier PR of each author).
 
         Raises:
             ValueError: ``before`` is naive.
@@ -493,13 +495,11 @@ class SqlStore:
         found: set[str] = set()
         if not wanted:
             return found
-        r = PullRequestRow
+        t = FIRST_MERGES
         with self._read("reading PRs") as conn:
-            is_bot = r.data["author"]["is_bot"].as_boolean()
             for i in range(0, len(wanted), _CHUNK):
-                stmt = (select(r.author_login).distinct()
-                        .where(r.repo == repo, r.author_login.in_(wanted[i:i + _CHUNK]), r.merged_at < before,
-                               (is_bot.is_(None)) | (is_bot.is_(False))))
+                stmt = select(t.c.author_login).where(t.c.repo == repo, t.c.author_login.in_(wanted[i:i + _CHUNK]),
+                                                      t.c.first_merged_at < before)
                 found.update(conn.execute(stmt).scalars())
         return found
 
@@ -1235,6 +1235,33 @@ def _upsert_statement(dialect: str) -> Any:
 _STATEMENTS: dict[str, Any] = {}
 
 
+def _first_merge_statement(dialect: str) -> Any:
+    """``INSERT INTO first_merges ... ON CONFLICT (repo, author_login) DO UPDATE`` keeping the earlier
+    instant, for one row of bound parameters (built once per dialect, executed with many)."""
+    table = FIRST_MERGES
+    insert = postgresql.insert if dialect == "postgresql" else sqlite.insert
+    ins = insert(table)
+    return ins.on_conflict_do_update(
+        index_elements=[table.c.repo, table.c.author_login],
+        set_={"first_merged_at": ins.excluded.first_merged_at},
+        where=ins.excluded.first_merged_at < table.c.first_merged_at,
+    )
+
+
+def _first_merges(repo: str, prs: Iterable[PullRequest]) -> list[dict[str, Any]]:
+    """The ``first_merges`` rows ``prs`` may lower: each human author's earliest merge among them
+    (bots as :mod:`chatbot.pr_history` counts them: ``is_bot`` or a ``[bot]`` suffix), by login."""
+    first: dict[str, datetime] = {}
+    for pr in prs:
+        a = pr.author
+        if a is None or a.is_bot or a.login.endswith("[bot]"):
+            continue
+        login = _no_nul(a.login)
+        if login not in first or pr.merged_at < first[login]:
+            first[login] = pr.merged_at
+    return [{"repo": repo, "author_login": k, "first_merged_at": v} for k, v in sorted(first.items())]
+
+
 class PrWriter:
     """Upserts PR rows inside one open transaction (see :meth:`SqlStore.writer`).
 
@@ -1247,7 +1274,9 @@ class PrWriter:
         dialect = conn.dialect.name
         if dialect not in _STATEMENTS:
             _STATEMENTS[dialect] = _upsert_statement(dialect)
+            _STATEMENTS[f"{dialect}:first_merges"] = _first_merge_statement(dialect)
         self._stmt = _STATEMENTS[dialect]
+        self._first_stmt = _STATEMENTS[f"{dialect}:first_merges"]
 
     def source_hashes(self, repo: str, numbers: Sequence[int]) -> dict[int, str | None]:
         """``{number: source_sha256}`` of the stored rows of ``repo`` among ``numbers`` (absent rows left
@@ -1268,6 +1297,9 @@ class PrWriter:
             return []
         rows = [_row(repo, pr) | {"source_sha256": source} for pr, source in items]
         written = {int(n): int(rev) for n, rev in self._conn.execute(self._stmt, rows)}
+        firsts = _first_merges(repo, (pr for pr, _ in items if pr.number in written))
+        if firsts:  # only rows written can lower an author's first merge
+            self._conn.execute(self._first_stmt, firsts)
         out = []
         for pr, _ in items:
             rev = written.get(pr.number)

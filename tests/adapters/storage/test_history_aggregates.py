@@ -161,3 +161,53 @@ def test_titles_between_are_the_window_prs_number_title_and_merge(store):
     assert [n for n, _, _ in store.titles_between(REPO, first, first + timedelta(seconds=1))] == at_first
     assert store.titles_between(REPO, first - timedelta(days=1), first) == []  # end excluded
     assert store.titles_between("o/other", start, end) == []
+
+
+def first_merges(store) -> dict[str, datetime]:
+    from sqlalchemy import select
+
+    from adapters.storage.schema import FIRST_MERGES as t
+
+    with store.engine.connect() as conn:
+        return {login: when for _repo, login, when in conn.execute(select(t).where(t.c.repo == REPO))}
+
+
+def test_first_merges_hold_each_human_authors_earliest_merge(store):
+    """Issue 20: new contributors from a table with one row per author, kept by every upsert."""
+    store.upsert_prs(REPO, SMALL)
+    assert first_merges(store) == {"alice": T0 - timedelta(days=30), "bob": T0}  # bots and no author: none
+    store.upsert_prs(REPO, [pr(7, "bob", T0 - timedelta(days=40)), pr(8, "alice", T0 + timedelta(days=3))])
+    assert first_merges(store) == {"alice": T0 - timedelta(days=30), "bob": T0 - timedelta(days=40)}  # only earlier lowers
+    store.upsert_prs(REPO, [pr(9, "carol", T0 + timedelta(days=1))])
+    assert first_merges(store)["carol"] == T0 + timedelta(days=1)
+    assert store.authors_before(REPO, T0 + timedelta(days=1), ["carol"]) == set()  # strictly before
+    assert store.authors_before(REPO, T0 + timedelta(days=1, seconds=1), ["carol"]) == {"carol"}
+    assert store.authors_before("o/other", T0 + timedelta(days=9), ["alice", "bob", "carol"]) == set()
+
+
+def test_first_merges_of_real_weeks_match_the_prs(store):
+    prs = six_weeks()
+    store.upsert_prs(REPO, prs)
+    humans: dict[str, datetime] = {}
+    for p in prs:
+        if p.author and not p.author.is_bot and not p.author.login.endswith("[bot]"):
+            humans[p.author.login] = min(humans.get(p.author.login, p.merged_at), p.merged_at)
+    assert first_merges(store) == humans and len(humans) > 300
+    start = utc_window("2026-W20")[0]
+    w20 = sorted({p.author.login for p in prs if p.author and utc_window("2026-W20")[0] <= p.merged_at})
+    assert store.authors_before(REPO, start, w20) == PrList(prs).authors_before(REPO, start, w20)
+
+
+def test_migration_0009_fills_first_merges_from_the_stored_prs(db_url):
+    from alembic import command
+
+    from adapters.storage import SqlStore
+    from adapters.storage.store import alembic_config
+    from prhub.clock import SYSTEM_CLOCK
+
+    with SqlStore.open(db_url, clock=SYSTEM_CLOCK) as store:
+        store.upsert_prs(REPO, SMALL + [pr(7, "bob", T0 - timedelta(days=40))])
+        with store.engine.begin() as conn:
+            command.downgrade(alembic_config(conn), "0008_reply_outbox")
+    with SqlStore.open(db_url, clock=SYSTEM_CLOCK) as store:  # upgraded on open
+        assert first_merges(store) == {"alice": T0 - timedelta(days=30), "bob": T0 - timedelta(days=40)}
