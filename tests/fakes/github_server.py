@@ -12,6 +12,10 @@ exist only for the fields prhub reads. Behaviour modelled on GitHub:
 * REST: ``GET /repos/{o}/{r}``, ``/pulls/{n}``, ``/pulls/{n}/files`` (with ``patch``), ``/pulls/{n}/reviews``,
   ``/pulls/{n}/comments``, ``/issues/{n}/comments``, with ``Link`` pagination;
 * a token check (401 "Bad credentials"), rate-limit headers, and faults on demand (:meth:`FakeGitHub.fail`);
+* GraphQL points: every query is charged GitHub's documented score (:func:`query_cost`) in a window
+  of an hour on :attr:`FakeGitHub.rate_clock`; ``rateLimit { cost remaining resetAt }`` and the
+  ``X-RateLimit-*`` headers of the answer tell the truth, and a query over what is left is refused
+  (``RATE_LIMITED``);
 * every request counted (:attr:`FakeGitHub.requests`, :attr:`FakeGitHub.log`).
 
 Data: the real weeks ``../shared/data/vllm/2026-W*.json`` as ``vllm-project/vllm`` when present, and
@@ -255,6 +259,67 @@ def _connection(items: list[Any], cap: int | None = None) -> Callable[..., dict[
     return resolve
 
 
+POINTS_LIMIT = 5000
+"""GraphQL points a token gets per hour (GitHub's primary limit for a user token)."""
+
+
+def _arg_value(node: Any, variables: dict[str, Any]) -> Any:
+    from graphql import value_from_ast_untyped
+
+    return value_from_ast_untyped(node.value, variables)
+
+
+def query_cost(schema: Any, document: Any, variables: dict[str, Any], operation: str | None = None) -> tuple[int, int]:
+    """GitHub's documented rate-limit score of a query (docs: "Rate limits and query limits for the
+    GraphQL API", calculating a rate limit score): add up the requests needed to fulfil each
+    connection, assuming every connection returns its full ``first``/``last`` -- a connection under
+    connections is requested once per node of its parents, so nested ``first:`` multiply -- then
+    divide by 100 and round; the minimum is 1. Also the node count (every connection's nodes,
+    nested counts multiplied). Returns ``(cost, nodes)``.
+
+    Fragments and inline fragments are followed with their type condition; a connection is a field
+    whose (unwrapped) type name ends in ``Connection``, as in GitHub's schema.
+    """
+    from graphql import GraphQLObjectType, OperationDefinitionNode, get_named_type
+
+    fragments = {d.name.value: d for d in document.definitions if d.kind == "fragment_definition"}
+    ops = [d for d in document.definitions if isinstance(d, OperationDefinitionNode)]
+    op = next((o for o in ops if operation is None or (o.name and o.name.value == operation)), None)
+    if op is None:
+        return 1, 0
+    requests = 0
+    nodes = 0
+
+    def walk(selection_set: Any, parent: Any, multiplier: int) -> None:
+        nonlocal requests, nodes
+        for sel in selection_set.selections if selection_set else ():
+            if sel.kind == "fragment_spread":
+                frag = fragments[sel.name.value]
+                walk(frag.selection_set, schema.get_type(frag.type_condition.name.value), multiplier)
+                continue
+            if sel.kind == "inline_fragment":
+                cond = schema.get_type(sel.type_condition.name.value) if sel.type_condition else parent
+                walk(sel.selection_set, cond, multiplier)
+                continue
+            fields = getattr(parent, "fields", None) or {}
+            definition = fields.get(sel.name.value)
+            if definition is None:
+                continue
+            named = get_named_type(definition.type)
+            inner = multiplier
+            if named.name.endswith("Connection"):
+                args = {a.name.value: _arg_value(a, variables) for a in sel.arguments or ()}
+                size = args.get("first") or args.get("last") or 1
+                requests += multiplier
+                inner = multiplier * int(size)
+                nodes += inner
+            if isinstance(named, GraphQLObjectType) or hasattr(named, "fields") or hasattr(named, "types"):
+                walk(sel.selection_set, named, inner)
+
+    walk(op.selection_set, schema.query_type, 1)
+    return max(1, int(requests / 100 + 0.5)), nodes
+
+
 def _actor(login: str | None, name: str | None = None) -> dict[str, Any] | None:
     if not login:
         return None
@@ -333,9 +398,19 @@ class FakeGitHub(LoopbackServer):
     """The fake's "now" (aware): PRs merged after it are not visible yet (None: all are)."""
     bodies: list[str] = field(default_factory=list)
     """The body of every request, in :attr:`log` order (decoded UTF-8)."""
+    points_limit: int = POINTS_LIMIT
+    """GraphQL points per hour: each query is charged :func:`query_cost`; one over what is left is
+    refused as GitHub does (HTTP 200, error ``type: RATE_LIMITED``, ``X-RateLimit-Remaining: 0``)."""
+    rate_clock: Callable[[], datetime] = field(default=lambda: datetime.now(timezone.utc))
+    """The clock of the points window (tests move it instead of sleeping): a window opens with the
+    first query and resets one hour later (``resetAt``)."""
+    points: list[int] = field(default_factory=list)
+    """The cost charged for every GraphQL query answered, in order."""
 
     def __post_init__(self) -> None:
         self._lock = threading.Lock()
+        self._window: datetime | None = None  # when the current points window resets
+        self._used = 0
         self._by_number = {repo: {r["number"]: r for r in recs} for repo, recs in self.repos.items()}
 
     _http11 = True
@@ -371,10 +446,12 @@ class FakeGitHub(LoopbackServer):
         return len(self.log)
 
     def reset_log(self) -> None:
-        """Forget the request log (and thus the count)."""
+        """Forget the request log (and thus the count), the points charged, and the points window."""
         with self._lock:
             self.log.clear()
             self.bodies.clear()
+            self.points.clear()
+            self._window, self._used = None, 0
 
     def fail(self, status: int, *, at: int | None = None, times: int = 1, headers: dict[str, str] | None = None,
              message: str = "", body: dict[str, Any] | None = None) -> None:
@@ -466,20 +543,55 @@ class FakeGitHub(LoopbackServer):
 
             return {"__typename": "Repository", "nameWithOwner": full, "pullRequest": pull_request}
 
+        variables = request.get("variables") or {}
+        cost, nodes = self._cost(schema, request.get("query") or "", variables, request.get("operationName"))
+        with self._lock:
+            now = self.rate_clock()
+            if self._window is None or now >= self._window:
+                self._window, self._used = now + timedelta(hours=1), 0
+            reset = self._window
+            if cost > self.points_limit - self._used:
+                headers = self._points_headers(reset, 0)
+                return 200, headers, {"errors": [{"type": "RATE_LIMITED", "message": "API rate limit exceeded for user."}]}
+            self._used += cost
+            self.points.append(cost)
+            remaining = self.points_limit - self._used
+        points = {"cost": cost, "limit": self.points_limit, "remaining": remaining, "used": self.points_limit - remaining,
+                  "resetAt": _iso(reset)}
+
         def rate_limit(info: Any, **_: Any) -> dict[str, Any]:
-            return {"cost": 1, "limit": 5000, "remaining": 4999, "used": 1, "nodeCount": 0,
-                    "resetAt": _iso(datetime.now(timezone.utc) + timedelta(hours=1))}
+            return {**points, "nodeCount": nodes}
 
         root = {"search": search, "repository": repository, "rateLimit": rate_limit}
-        result = graphql_sync(schema, request.get("query") or "", root_value=root,
-                              variable_values=request.get("variables") or {})
+        result = graphql_sync(schema, request.get("query") or "", root_value=root, variable_values=variables)
         payload: dict[str, Any] = {}
         if result.errors:
             payload["errors"] = [{"message": e.message, "locations": [loc._asdict() for loc in e.locations or []],
                                   "path": e.path} for e in result.errors]
         if result.data is not None or not result.errors:
             payload["data"] = result.data
-        return 200, {}, payload
+        return 200, self._points_headers(reset, remaining), payload
+
+    @staticmethod
+    def _cost(schema: Any, text: str, variables: dict[str, Any], operation: str | None) -> tuple[int, int]:
+        """:func:`query_cost` of the query text (1 for text that does not parse: GraphQL's error answers)."""
+        from graphql import GraphQLError, parse
+
+        try:
+            return query_cost(schema, parse(text), variables, operation)
+        except (GraphQLError, KeyError, TypeError, ValueError):
+            return 1, 0
+
+    def _points_headers(self, reset: datetime, remaining: int) -> dict[str, str]:
+        """GitHub's rate-limit headers of a GraphQL answer (the ``graphql`` resource: points)."""
+        return {"X-RateLimit-Limit": str(self.points_limit), "X-RateLimit-Remaining": str(remaining),
+                "X-RateLimit-Used": str(self.points_limit - remaining), "X-RateLimit-Resource": "graphql",
+                "X-RateLimit-Reset": str(int(reset.timestamp()))}
+
+    @property
+    def points_used(self) -> int:
+        """GraphQL points charged so far (every window)."""
+        return sum(self.points)
 
     # -- REST
     def _link(self, path: str, params: dict[str, str], page: int, last: int) -> dict[str, str]:
