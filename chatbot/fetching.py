@@ -22,13 +22,14 @@ FINAL_AFTER = timedelta(hours=24)
 
 @dataclass(frozen=True)
 class WeekFetchOutcome:
-    """One week of ``prhub fetch``: the week, its merged PRs, requests spent, and whether the stored
-    copy was final (``cached``: 0 requests)."""
+    """One week of ``prhub fetch``: the week, its merged PRs, requests spent, whether the stored
+    copy was final (``cached``: 0 requests), and the GraphQL points spent."""
 
     week: IsoWeek
     prs: list[PullRequest]
     requests: int
     cached: bool
+    points: int = 0
 
 
 def is_final(fetch: WeekFetch | None, week_end: datetime) -> bool:
@@ -79,4 +80,4 @@ def fetch_weeks(source: PullRequestSource, store: PullRequestStore, repo: str, w
         record = WeekFetch(repo=repo, week=str(week), tz=tz, started_at=started, finished_at=clock.now(),
                            prs=len(result.prs), requests=result.requests)
         store.store_week(repo, result.prs, record)
-        yield WeekFetchOutcome(week, list(result.prs), result.requests, False)
+        yield WeekFetchOutcome(week, list(result.prs), result.requests, False, result.points)

@@ -24,13 +24,15 @@ class Clock(Protocol):
 
 @dataclass(frozen=True)
 class FetchResult:
-    """What one fetch of merged PRs brought: the PRs and how many HTTP requests it cost."""
+    """What one fetch of merged PRs brought: the PRs and how many HTTP requests and points it cost."""
 
     prs: list[PullRequest]
     requests: int = 0
     complete: bool = True
     matched: int | None = None
     """How many PRs the source said matched (differs from ``len(prs)`` only when incomplete)."""
+    points: int = 0
+    """GraphQL points the fetch cost (GitHub's ``rateLimit.cost`` summed; 0 for other sources)."""
 
 
 class PullRequestSource(Protocol):

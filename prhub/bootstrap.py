@@ -308,13 +308,32 @@ GITHUB_TOKEN_ENV = "GITHUB_TOKEN"
 GITHUB_URL_ENV = "GITHUB_API_URL"
 
 
-def github_source(*, base_url: str | None = None, progress: Callable[[Any], None] | None = None,
-                  patches: bool = False) -> GitHubPullRequestSource:
-    """The GitHub source: token from ``GITHUB_TOKEN``, base URL from ``base_url``, else
-    ``GITHUB_API_URL``, else ``https://api.github.com`` (Enterprise: ``https://HOST/api/v3``).
+GITHUB_POINTS_ENV = "PRHUB_GITHUB_POINTS_BUDGET"
+
+
+def points_budget(value: int | None = None) -> int:
+    """The GraphQL points budget per hour: ``value`` (``--points-budget``), else
+    ``PRHUB_GITHUB_POINTS_BUDGET``, else 1,000.
 
     Raises:
-        InputError: ``GITHUB_TOKEN`` is not set (GitHub's GraphQL API needs a token).
+        InputError: not a whole number from 1 to 10,000 (one line naming the option or variable).
+    """
+    from adapters.github.points import DEFAULT_POINTS_BUDGET, check_budget
+
+    if value is not None:
+        return check_budget(value, "--points-budget")
+    env = os.environ.get(GITHUB_POINTS_ENV, "").strip()
+    return check_budget(env, GITHUB_POINTS_ENV) if env else DEFAULT_POINTS_BUDGET
+
+
+def github_source(*, base_url: str | None = None, progress: Callable[[Any], None] | None = None,
+                  patches: bool = False, points: int | None = None) -> GitHubPullRequestSource:
+    """The GitHub source: token from ``GITHUB_TOKEN``, base URL from ``base_url``, else
+    ``GITHUB_API_URL``, else ``https://api.github.com`` (Enterprise: ``https://HOST/api/v3``);
+    GraphQL points budget from :func:`points_budget` (``points``, else the environment).
+
+    Raises:
+        InputError: ``GITHUB_TOKEN`` is not set (GitHub's GraphQL API needs a token), a bad URL or budget.
     """
     from adapters.github.source import GitHubPullRequestSource
     from adapters.github.transport import DEFAULT_BASE_URL as DEFAULT_GITHUB_URL
@@ -328,7 +347,8 @@ def github_source(*, base_url: str | None = None, progress: Callable[[Any], None
         where = "--github-url" if base_url else GITHUB_URL_ENV
         raise InputError(f"{where} {url!r} is not an http(s) URL: use e.g. https://api.github.com "
                          "or https://HOST/api/v3 for GitHub Enterprise")
-    return GitHubPullRequestSource(token, clock=SYSTEM_CLOCK, base_url=url, progress=progress, patches=patches)
+    return GitHubPullRequestSource(token, clock=SYSTEM_CLOCK, base_url=url, progress=progress, patches=patches,
+                                   points_budget=points_budget(points))
 
 
 def read_store_range(repo: str, weeks: list[IsoWeek], tz: str, *, db: str | None) -> ParsedExport:
@@ -366,7 +386,7 @@ def week_range(first: IsoWeek, last: IsoWeek) -> list[IsoWeek]:
 
 
 def fetch_github_weeks(repo: str, weeks: list[IsoWeek], tz: str, *, db: str | None, refresh: bool = False,
-                       base_url: str | None = None, patches: bool = False,
+                       base_url: str | None = None, patches: bool = False, points: int | None = None,
                        on_week: Callable[[WeekFetchOutcome], None] | None = None) -> list[WeekFetchOutcome]:
     """``prhub fetch``: each week from GitHub into the store (final weeks: 0 requests), with progress.
 
@@ -380,7 +400,8 @@ def fetch_github_weeks(repo: str, weeks: list[IsoWeek], tz: str, *, db: str | No
     outcomes = []
     label = f"{repo} {weeks[0]}" + (f"..{weeks[-1]}" if len(weeks) > 1 else "")
     with open_store(db) as store, fetch_progress(label) as cb:
-        source = github_source(base_url=base_url, progress=cb, patches=patches)  # one source: page size carries over
+        # one source: the page size and the points budget carry over between weeks
+        source = github_source(base_url=base_url, progress=cb, patches=patches, points=points)
         for outcome in fetch_weeks(source, store, repo, weeks, tz, refresh=refresh, clock=SYSTEM_CLOCK):
             outcomes.append(outcome)
             if on_week is not None:

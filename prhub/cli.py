@@ -328,16 +328,21 @@ def fetch_cmd(
     refresh: Annotated[bool, typer.Option(help="fetch final weeks again (a final week otherwise costs 0 requests)")] = False,
     github_url: Annotated[Optional[str], typer.Option(help="GitHub API base URL (default: $GITHUB_API_URL, else https://api.github.com)")] = None,
     patches: Annotated[bool, typer.Option(help="also fetch file patches (REST, more requests) for the assert-runtime-check risk")] = False,
+    points: Annotated[Optional[int], typer.Option("--points-budget", help="GraphQL points to spend per hour at most, 1-10000 (default: $PRHUB_GITHUB_POINTS_BUDGET, else 1000); past it the fetch waits for GitHub's reset")] = None,
 ) -> None:
     """Fetch merged PRs of the weeks --from..--to from GitHub (token: $GITHUB_TOKEN) into the PR store."""
     from prhub import bootstrap
 
     weeks = bootstrap.week_range(IsoWeek.parse(from_week), IsoWeek.parse(to_week or from_week))
-    bootstrap.fetch_github_weeks(
+    budget = bootstrap.points_budget(points)
+    outcomes = bootstrap.fetch_github_weeks(
         bootstrap.check_repo(repo), weeks, tz, db=db, refresh=refresh, base_url=github_url, patches=patches,
+        points=budget,
         on_week=lambda o: typer.echo(f"{repo} {o.week}: {len(o.prs)} PRs, {o.requests} requests"
-                                     + (" (final: read from the store)" if o.cached else "")),
+                                     + (" (final: read from the store)" if o.cached else f", {o.points} points")),
     )
+    used = sum(o.points for o in outcomes)
+    typer.echo(f"GraphQL points used: {used:,} (budget {budget:,} an hour)")
 
 
 @app.command("ask")

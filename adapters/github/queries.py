@@ -19,25 +19,54 @@ PR_COMMENTS = 30
 ACTOR = "author { __typename login }"
 
 
+RATE_LIMIT = "rateLimit { cost remaining resetAt }"
+"""Asked in every query: what it cost in GraphQL points, what is left, when the window resets."""
+
+
 @dataclass(frozen=True)
 class Connection:
-    """A paginated PR connection: GraphQL field name, first-page size, follow-up page size, node fields."""
+    """A paginated PR connection: GraphQL field name, first-page size, follow-up page size, node
+    fields, and ``nested``: the connections each of its nodes opens (GitHub's score requests those
+    once per node, so they multiply by ``first``)."""
 
     field: str
     first: int
     more: int
     nodes: str
+    nested: int = 0
 
+
+THREADS_FIRST = 10
+"""Review threads in the bulk search page. Each thread opens its ``comments`` connection, which
+GitHub's score counts once per thread asked: 50 threads a PR made a page of 50 PRs cost 29 points,
+10 make it 9. PRs with more threads get the rest from a follow-up page (most have fewer)."""
 
 CONNECTIONS: tuple[Connection, ...] = (
     Connection("labels", 20, 100, "name"),
     Connection("files", 100, 100, "path additions deletions"),
     Connection("reviews", 50, 100, f"state submittedAt body {ACTOR}"),
-    Connection("reviewThreads", 50, 100,
-               f"isResolved isOutdated path line comments(first: {THREAD_COMMENTS}) {{ nodes {{ body createdAt {ACTOR} }} }}"),
+    Connection("reviewThreads", THREADS_FIRST, 50,
+               f"isResolved isOutdated path line comments(first: {THREAD_COMMENTS}) {{ nodes {{ body createdAt {ACTOR} }} }}",
+               nested=1),
     Connection("closingIssuesReferences", 10, 100, "number"),
 )
 """Every paginated field of a PR the source reads, in query order."""
+
+PLAIN_CONNECTIONS = 2
+"""The PR's connections that are not paginated: ``commits(last: 1)`` and ``comments(first: 30)``."""
+
+
+def search_requests(prs: int, searches: int = 1) -> int:
+    """GitHub's connection-request count of a search request for ``prs`` PRs in ``searches`` aliased
+    searches: each search 1, each PR its connections, each asked node of a connection with nested
+    ones (review threads) those again."""
+    per_pr = PLAIN_CONNECTIONS + sum(1 + c.first * c.nested for c in CONNECTIONS)
+    return searches + prs * per_pr
+
+
+def followup_requests(items: list[FollowUp]) -> int:
+    """GitHub's connection-request count of :func:`followup_query` of ``items``."""
+    return sum(1 + BY_FIELD[i.field].more * BY_FIELD[i.field].nested for i in items)
 
 BY_FIELD = {c.field: c for c in CONNECTIONS}
 
@@ -64,6 +93,7 @@ SEARCH_QUERY = (
     f"    issueCount {PAGE_INFO}\n"
     "    nodes { __typename ... on PullRequest { " + PULL_FIELDS + " } }\n"
     "  }\n"
+    f"  {RATE_LIMIT}\n"
     "}\n"
 )
 """One page of merged PRs. Variables: ``q`` (see :mod:`adapters.github.search`), ``first`` (1-100), ``after``."""
@@ -81,7 +111,7 @@ def search_query(parts: int) -> str:
     fields = "\n".join(
         f"  s{i}: search(type: ISSUE, query: $q{i}, first: $first{i}, after: $after{i}) {{ issueCount {PAGE_INFO} "
         "nodes { __typename ...PrhubPull } }" for i in range(parts))
-    return (f"query PrhubMergedPulls({decls}) {{\n{fields}\n}}\n"
+    return (f"query PrhubMergedPulls({decls}) {{\n{fields}\n  {RATE_LIMIT}\n}}\n"
             f"fragment PrhubPull on PullRequest {{ {PULL_FIELDS} }}\n")
 
 
@@ -111,6 +141,6 @@ def followup_query(items: list[FollowUp]) -> tuple[str, dict[str, object]]:
         f"query PrhubMorePages({', '.join(decls)}) {{\n"
         "  repository(owner: $owner, name: $name) {\n    "
         + "\n    ".join(parts)
-        + "\n  }\n}\n"
+        + f"\n  }}\n  {RATE_LIMIT}\n}}\n"
     )
     return text, variables

@@ -9,6 +9,12 @@ backfill's weeks, :meth:`GitHubPullRequestSource.merged_windows`) are searched a
 carries the tail of one window's search and the head of the next (aliased searches, at most one page
 of PRs in all), so 52 weeks of 8,251 PRs take ``ceil(8251 / 50)`` = 166 search requests, not 194.
 
+Points: every query asks ``rateLimit { cost remaining resetAt }``. Review threads come 10 a PR in
+the bulk page (GitHub scores each thread's nested comments connection, so 50 made a page of 50 PRs
+cost 29 points; 10 make it 9), and only PRs with more get a follow-up page of them. Pages and
+follow-up batches are sized so that their score (computed beforehand as GitHub does) fits in the
+points budget left this hour; when not even one PR fits, the source waits for ``resetAt``.
+
 Pages are adaptive: a search page that times out or gets HTTP 502/504 (GitHub stops queries that run
 longer than ~10 s) is asked again at once with half as many PRs (down to 1; then the normal bounded
 retries apply), and after :data:`GROW_AFTER` successful pages in a row the size doubles back towards
@@ -32,6 +38,7 @@ from pydantic import ValidationError
 
 from adapters.github import queries
 from adapters.github.mapping import is_test_path, to_pull_request
+from adapters.github.points import DEFAULT_POINTS_BUDGET, PointsBudget, score
 from adapters.github.search import merged_search, split_window
 from adapters.github.transport import (DEFAULT_BASE_URL, QueryTooHeavy, RequestCounter, RetryPolicy, counting_github,
                                        graphql)
@@ -121,6 +128,13 @@ class GitHubPullRequestSource:
         policy: rate-limit and retry policy (wait cap, sleeper, clock); default waits at most 600 s.
         progress: called after every page with a :class:`FetchProgress` (UI stays in ``prhub``).
         timeout: socket timeout per request, seconds.
+        points_budget: GraphQL points this source may spend per rate-limit window (an hour),
+            1..10,000 (default 1,000). Each query is sized to what is left (its score computed
+            beforehand as GitHub does); when not even the smallest fits, the source waits for
+            ``resetAt`` through the policy's clock and sleeper (:class:`adapters.github.points.PointsBudget`).
+
+    Raises:
+        InputError: ``page_size`` or ``points_budget`` out of range.
     """
 
     def __init__(
@@ -136,6 +150,7 @@ class GitHubPullRequestSource:
         policy: RetryPolicy | None = None,
         progress: ProgressCallback | None = None,
         timeout: int = 30,
+        points_budget: int = DEFAULT_POINTS_BUDGET,
     ) -> None:
         if not 1 <= page_size <= 100:
             raise InputError(f"page_size {page_size}: must be 1-100")
@@ -147,6 +162,7 @@ class GitHubPullRequestSource:
         self.followup_batch = max(1, followup_batch)
         self.patches = patches
         self.policy = policy or RetryPolicy(clock=clock)
+        self.budget = PointsBudget(points_budget, clock=self.policy.clock, sleeper=self.policy.sleeper)
         self.progress = progress
         self.counter = RequestCounter()
         self._github = counting_github(token, self.base_url, self.counter, timeout=timeout)
@@ -160,6 +176,23 @@ class GitHubPullRequestSource:
         """HTTP requests sent by this source so far (all fetches; 304s excluded)."""
         return self.counter.value
 
+    @property
+    def points(self) -> int:
+        """GraphQL points GitHub charged this source so far (the ``cost`` of every answer)."""
+        return self.budget.total
+
+    def _affordable(self, want: int, requests: Callable[[int], int]) -> int:
+        """The largest size <= ``want`` whose score (``requests(size)`` connection requests) fits in
+        the points budget; waits for the reset (then ``want``) when not even size 1 fits."""
+        while True:
+            left = self.budget.left()
+            fit = next((n for n in range(want, 0, -1) if score(requests(n)) <= left), 0)
+            if fit:
+                if fit < want:
+                    log.info("GitHub points: %d left in this hour's budget: asking for %d instead of %d", left, fit, want)
+                return fit
+            self.budget.wait_for_reset(score(requests(1)))
+
     def _emit(self, pages: int, prs: int, matched: int | None, phase: str) -> None:
         if self.progress is not None:
             self.progress(FetchProgress(pages, prs, matched, phase))
@@ -172,20 +205,22 @@ class GitHubPullRequestSource:
     def _search_pages(self, parts: list[_Part]) -> None:
         """One request carrying the next page of the first ``parts`` that fit in the current page size.
 
-        Parts whose issue count is known ask for exactly what is left when a later part can use the
-        rest; the last part asks for what remains of the page. The request carries at most the current
-        page size of PRs in all, so GitHub's ~10 s budget sees no heavier query than one page. Updates
-        each asked part in place (nodes, cursor, count, done)."""
+        Parts whose issue count is known ask for exactly what is left (GitHub scores a query by the
+        ``first`` it asks, not by what comes back, so a week's last 17 PRs cost 3 points, not a full
+        page's 9); a part whose count is not known yet asks for what remains of the page. The request
+        carries at most the current page size of PRs in all, within the points budget, so GitHub's
+        ~10 s budget sees no heavier query than one page. Updates each asked part in place (nodes,
+        cursor, count, done)."""
         while True:
-            budget = self._page
+            room = self._affordable(self._page, lambda n: queries.search_requests(n, len(parts)))
             asked: list[tuple[_Part, int]] = []
             for i, part in enumerate(parts):
-                if budget <= 0:
+                if room <= 0:
                     break
                 left = part.left()
-                n = left if left is not None and 0 < left < budget and i + 1 < len(parts) else budget
+                n = left if left is not None and 0 < left < room else room  # GitHub charges for `first`, not for what comes
                 asked.append((part, n))
-                budget -= n
+                room -= n
             variables: dict[str, Any] = {}
             if len(asked) == 1:
                 variables = {"q": asked[0][0].q, "first": asked[0][1], "after": asked[0][0].after}
@@ -201,6 +236,7 @@ class GitHubPullRequestSource:
                 self._streak = 0
                 log.warning("GitHub %s with %d PRs a page: asking again with %d", exc, first, self._page)
                 continue
+            self.budget.record(data.get("rateLimit"))
             self._streak += 1
             if self._streak >= GROW_AFTER and self._page < self.page_size:
                 self._page = min(self.page_size, self._page * 2)
@@ -261,6 +297,7 @@ class GitHubPullRequestSource:
                 raise InputError(str(exc)) from None
         owner, name = repo.split("/", 1)
         before = self.counter.value
+        points_before = self.budget.total
         states = [_Window(start, end) for start, end in windows]
         current = 0  # the first window not yet returned
         active: list[_Part] = []  # parts being searched, in window order (this window's, then the next one's)
@@ -283,9 +320,12 @@ class GitHubPullRequestSource:
             result, pages = self._window_result(owner, name, states[current], pages)
             used = self.counter.value - before
             before = self.counter.value
-            log.info("fetched %d merged PRs of %s in %d requests (matched %d%s)", len(result.prs), repo, used,
-                     states[current].matched, "" if result.complete else ", incomplete")
-            yield FetchResult(prs=result.prs, requests=used, complete=result.complete, matched=result.matched)
+            points = self.budget.total - points_before
+            points_before = self.budget.total
+            log.info("fetched %d merged PRs of %s in %d requests, %d GraphQL points (matched %d%s)", len(result.prs),
+                     repo, used, points, states[current].matched, "" if result.complete else ", incomplete")
+            yield FetchResult(prs=result.prs, requests=used, complete=result.complete, matched=result.matched,
+                              points=points)
             states[current].nodes = {}
             current += 1
 
@@ -343,10 +383,13 @@ class GitHubPullRequestSource:
 
         todo = pending()
         while todo:
-            batch, todo = todo[: self.followup_batch], todo[self.followup_batch:]
+            size = self._affordable(min(self.followup_batch, len(todo)),
+                                    lambda n: queries.followup_requests(todo[:n]))
+            batch, todo = todo[:size], todo[size:]
             text, variables = queries.followup_query(batch)
             data = graphql(self._requester, self.policy, text, {**variables, "owner": owner, "name": name},
                            "POST /graphql (more pages)")
+            self.budget.record(data.get("rateLimit"))
             pages += 1
             repo_data = data.get("repository") or {}
             for i, item in enumerate(batch):

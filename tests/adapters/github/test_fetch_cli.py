@@ -108,7 +108,8 @@ def test_benchmark_prints_three_lines():
     r = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "github_requests.py")], capture_output=True, text=True,
                        cwd=ROOT, timeout=600)
     assert r.returncode == 0, r.stderr
-    *_, naive, prs, per_week = r.stdout.strip().splitlines()
+    *_, naive, prs, per_week, yard = r.stdout.strip().splitlines()
+    assert yard.startswith("yardstick_json_loads_ms: ")
     k, m, n = int(naive.split(": ")[1]), int(prs.split(": ")[1]), int(per_week.split(": ")[1])
     assert naive.startswith("naive_requests: ") and prs.startswith("prs: ") and per_week.startswith("requests_per_week: ")
     assert m == 217 and n <= math.ceil(m / 50) + 5 and k >= 4 * m
