@@ -35,8 +35,10 @@ class CompareQuery(QueryBase):
 
 _CUE = (r"\bcompar(?:e|ed|ing|ison)\b|\bvs\.?(?!\S)|\bversus\b|\bagainst\b|\bdifference\b|\bdiffer\b",
         "比较|对比|相比|比一比|比一下|区别|差别|差异")
-PATTERNS = {"en": (_CUE[0], r"(?<![0-9a-z])w ?[0-9]{1,2}(?![0-9])|[0-9]{4} ?-? ?w ?[0-9]{1,2}"), "zh": (_CUE[1],)}
-"""The comparison words, and a week named by number (it outweighs the ``trends`` intent's "vs")."""
+PATTERNS = {"en": (r"\b(?:vs\.?|versus|compared? (?:to|with)|against) (?:last|previous) week\b|" + _CUE[0],
+                   r"(?<![0-9a-z])w ?[0-9]{1,2}(?![0-9])|[0-9]{4} ?-? ?w ?[0-9]{1,2}"), "zh": (_CUE[1],)}
+"""The comparison words ("vs last week" as one phrase, so "risks vs last week" compares rather than
+lists risks), and a week named by number (it outweighs the ``trends`` intent's "vs")."""
 _RX = compile_patterns({"en": (_CUE[0],), "zh": (_CUE[1],)})
 
 
