@@ -78,7 +78,7 @@ def source_on(fake: FakeGitHub, clock: MovedClock) -> GitHubPullRequestSource:
     """prhub's source on the fake, waiting on the moved clock, at the default points budget."""
     policy = RetryPolicy(sleeper=clock.sleep, clock=clock)
     return GitHubPullRequestSource(TOKEN, clock=clock, base_url=fake.base_url, policy=policy,
-                                   points_budget=DEFAULT_POINTS_BUDGET)
+                                   points_budget=DEFAULT_POINTS_BUDGET, wait_for_budget=True)
 
 
 def week() -> int:

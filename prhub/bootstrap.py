@@ -327,10 +327,12 @@ def points_budget(value: int | None = None) -> int:
 
 
 def github_source(*, base_url: str | None = None, progress: Callable[[Any], None] | None = None,
-                  patches: bool = False, points: int | None = None) -> GitHubPullRequestSource:
+                  patches: bool = False, points: int | None = None, wait_for_points: bool = False) -> GitHubPullRequestSource:
     """The GitHub source: token from ``GITHUB_TOKEN``, base URL from ``base_url``, else
     ``GITHUB_API_URL``, else ``https://api.github.com`` (Enterprise: ``https://HOST/api/v3``);
-    GraphQL points budget from :func:`points_budget` (``points``, else the environment).
+    GraphQL points budget from :func:`points_budget` (``points``, else the environment); with
+    ``wait_for_points`` a spent budget waits for GitHub's reset however far (``prhub fetch``), else
+    at most the retry policy's cap (the bot's jobs: then a rate-limit error, retried by the job).
 
     Raises:
         InputError: ``GITHUB_TOKEN`` is not set (GitHub's GraphQL API needs a token), a bad URL or budget.
@@ -348,7 +350,7 @@ def github_source(*, base_url: str | None = None, progress: Callable[[Any], None
         raise InputError(f"{where} {url!r} is not an http(s) URL: use e.g. https://api.github.com "
                          "or https://HOST/api/v3 for GitHub Enterprise")
     return GitHubPullRequestSource(token, clock=SYSTEM_CLOCK, base_url=url, progress=progress, patches=patches,
-                                   points_budget=points_budget(points))
+                                   points_budget=points_budget(points), wait_for_budget=wait_for_points)
 
 
 def read_store_range(repo: str, weeks: list[IsoWeek], tz: str, *, db: str | None) -> ParsedExport:
@@ -387,6 +389,7 @@ def week_range(first: IsoWeek, last: IsoWeek) -> list[IsoWeek]:
 
 def fetch_github_weeks(repo: str, weeks: list[IsoWeek], tz: str, *, db: str | None, refresh: bool = False,
                        base_url: str | None = None, patches: bool = False, points: int | None = None,
+                       wait_for_points: bool = False,
                        on_week: Callable[[WeekFetchOutcome], None] | None = None) -> list[WeekFetchOutcome]:
     """``prhub fetch``: each week from GitHub into the store (final weeks: 0 requests), with progress.
 
@@ -401,7 +404,8 @@ def fetch_github_weeks(repo: str, weeks: list[IsoWeek], tz: str, *, db: str | No
     label = f"{repo} {weeks[0]}" + (f"..{weeks[-1]}" if len(weeks) > 1 else "")
     with open_store(db) as store, fetch_progress(label) as cb:
         # one source: the page size and the points budget carry over between weeks
-        source = github_source(base_url=base_url, progress=cb, patches=patches, points=points)
+        source = github_source(base_url=base_url, progress=cb, patches=patches, points=points,
+                               wait_for_points=wait_for_points)
         for outcome in fetch_weeks(source, store, repo, weeks, tz, refresh=refresh, clock=SYSTEM_CLOCK):
             outcomes.append(outcome)
             if on_week is not None:

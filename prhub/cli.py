@@ -337,7 +337,7 @@ def fetch_cmd(
     budget = bootstrap.points_budget(points)
     outcomes = bootstrap.fetch_github_weeks(
         bootstrap.check_repo(repo), weeks, tz, db=db, refresh=refresh, base_url=github_url, patches=patches,
-        points=budget,
+        points=budget, wait_for_points=True,
         on_week=lambda o: typer.echo(f"{repo} {o.week}: {len(o.prs)} PRs, {o.requests} requests"
                                      + (" (final: read from the store)" if o.cached else f", {o.points} points")),
     )

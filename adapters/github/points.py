@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import Any
 
-from chatbot.errors import InputError
+from chatbot.errors import InputError, RateLimitedError
 from chatbot.ports import Clock
 
 log = logging.getLogger(__name__)
@@ -76,6 +76,7 @@ class PointsBudget:
         remaining: GitHub's ``remaining`` after the last answer (None before the first).
         reset_at: GitHub's ``resetAt`` of the current window (None before the first answer).
         waits: seconds waited for a reset, each.
+        max_wait: the longest wait for a reset, seconds; None: as long as it takes (a backfill).
     """
 
     per_hour: int
@@ -86,6 +87,7 @@ class PointsBudget:
     remaining: int | None = None
     reset_at: datetime | None = None
     waits: list[float] = field(default_factory=list)
+    max_wait: float | None = None
 
     def __post_init__(self) -> None:
         self.per_hour = check_budget(self.per_hour, "points budget")
@@ -116,10 +118,19 @@ class PointsBudget:
 
     def wait_for_reset(self, need: int) -> None:
         """Wait until ``resetAt`` (one second past it) because a query of ``need`` points does not
-        fit; then the window's budget is whole again."""
+        fit; then the window's budget is whole again.
+
+        Raises:
+            RateLimitedError: the wait is longer than ``max_wait`` (``reset_at`` set).
+        """
         reset = self.reset_at
         now = self.clock.now()
         wait = max((reset - now).total_seconds(), 0.0) + 1.0 if reset is not None else 60.0
+        if self.max_wait is not None and wait > self.max_wait:
+            raise RateLimitedError(
+                f"GitHub points budget spent ({self.used:,} of {self.per_hour:,} this hour); the reset at "
+                f"{reset or now:%H:%M} UTC is {wait / 60:.0f} min away, past the {self.max_wait / 60:.0f} min cap: "
+                "try again after it (or raise --points-budget / PRHUB_GITHUB_POINTS_BUDGET)", reset or now)
         log.warning("GitHub points budget spent (%d of %d this hour, %s left at GitHub; the next query costs %d): "
                     "waiting %.0f s for the reset at %s", self.used, self.per_hour,
                     "?" if self.remaining is None else self.remaining, need, wait,

@@ -132,6 +132,8 @@ class GitHubPullRequestSource:
             1..10,000 (default 1,000). Each query is sized to what is left (its score computed
             beforehand as GitHub does); when not even the smallest fits, the source waits for
             ``resetAt`` through the policy's clock and sleeper (:class:`adapters.github.points.PointsBudget`).
+        wait_for_budget: wait for ``resetAt`` however far it is (``prhub fetch``'s backfill); False
+            (the bot's jobs): at most the policy's ``max_wait``, then :class:`RateLimitedError`.
 
     Raises:
         InputError: ``page_size`` or ``points_budget`` out of range.
@@ -151,6 +153,7 @@ class GitHubPullRequestSource:
         progress: ProgressCallback | None = None,
         timeout: int = 30,
         points_budget: int = DEFAULT_POINTS_BUDGET,
+        wait_for_budget: bool = False,
     ) -> None:
         if not 1 <= page_size <= 100:
             raise InputError(f"page_size {page_size}: must be 1-100")
@@ -162,7 +165,8 @@ class GitHubPullRequestSource:
         self.followup_batch = max(1, followup_batch)
         self.patches = patches
         self.policy = policy or RetryPolicy(clock=clock)
-        self.budget = PointsBudget(points_budget, clock=self.policy.clock, sleeper=self.policy.sleeper)
+        self.budget = PointsBudget(points_budget, clock=self.policy.clock, sleeper=self.policy.sleeper,
+                                   max_wait=None if wait_for_budget else self.policy.max_wait)
         self.progress = progress
         self.counter = RequestCounter()
         self._github = counting_github(token, self.base_url, self.counter, timeout=timeout)

@@ -54,6 +54,7 @@ class ClockSleeper:
 def _source(fake, clock, **kw):
     sleeper = ClockSleeper(clock)
     policy = RetryPolicy(sleeper=sleeper, clock=clock)
+    kw.setdefault("wait_for_budget", True)  # as prhub fetch: a backfill waits for the reset
     return GitHubPullRequestSource(TOKEN, clock=clock, base_url=fake.base_url, policy=policy, **kw), sleeper
 
 
@@ -149,6 +150,21 @@ def test_the_budget_waits_for_reset_at_and_sizes_the_last_page(schema):
     assert result.points == source.points == fake.points_used == sum(fake.points)
     assert sleeper.waits and sleeper.waits[0] == 3601.0  # from 08:00 to one second past the 09:00 reset
     assert source.budget.waits == sleeper.waits
+
+
+def test_the_bots_jobs_wait_at_most_the_policys_cap_then_report_the_reset(schema):
+    """Without ``wait_for_budget`` (the weekly job, the sync in ``prhub serve``) an hour's wait is
+    past the 600 s cap: a rate-limit error naming the reset, as a primary limit gives, not a stall."""
+    from chatbot.errors import RateLimitedError
+
+    clock = MovableClock(T0)
+    with FakeGitHub(token=TOKEN, rate_clock=clock.now) as fake:
+        source, sleeper = _source(fake, clock, points_budget=6, wait_for_budget=False)
+        with pytest.raises(RateLimitedError) as exc:
+            source.merged_between(EXAMPLE_REPO, *W20)
+    assert sleeper.waits == [] and exc.value.reset_at == datetime(2026, 6, 1, 9, 0, tzinfo=timezone.utc)
+    assert exc.value.user_message.startswith("GitHub points budget spent (6 of 6 this hour); the reset at 09:00 UTC "
+                                             "is 60 min away, past the 10 min cap")
 
 
 def test_an_ample_budget_never_waits_and_reports_the_weeks_points(schema):
