@@ -107,6 +107,7 @@ def _backend_pids(store: object) -> set[int]:
         cur.execute("SELECT pg_backend_pid()")
         pids.add(int(cur.fetchone()[0]))
         cur.close()
+        dbapi_conn.rollback()  # the store's reads switch to autocommit, which psycopg refuses in a transaction
 
     engine.dispose()  # connections opened before now (the open's) are not counted: reconnect
     return pids
