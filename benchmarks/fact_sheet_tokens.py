@@ -3,7 +3,7 @@
 Scans every export under ../shared/data (the weekly files, the threads week and the 2025 year
 file), groups PRs by ISO week (UTC), takes the week with most merged PRs (the threads version
 when one exists), builds its digest and prints its fact sheet's estimated tokens
-(:func:`chatbot.factsheet.estimate_tokens`, ``ceil(ascii/4) + non_ascii``) before and after
+(:func:`chatbot.factsheet.estimate_tokens`, ``ceil(1.5 * (ceil(ascii/4) + non_ascii))``) before and after
 fitting it to ``--max-input-tokens``::
 
     largest_week: 2025-W42 (310 PRs, from vllm-2025.json.gz)

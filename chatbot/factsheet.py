@@ -7,17 +7,25 @@ files, author, merge day, gist, stated results), risk items, review findings and
 recommendations. :func:`fit_fact_sheet` drops the least important entries (last key
 PRs, then risk items, findings, modules) until the sheet fits ``max_input_tokens``.
 
-Token estimate (no tokenizer download: tokenizer files cannot be fetched at run time here):
-``ceil(ascii_chars / 4) + non_ascii_chars``. BPE tokenizers of current models (GPT-4o, Qwen,
-DeepSeek, Llama 3) average about four English characters per token and at most one token per
-CJK character, so the estimate errs on the high side for both; :data:`PROMPT_OVERHEAD` covers the
-instructions and the chat template.
+Measured where the server can count: :func:`fit_measured` asks a counter (vLLM's ``POST
+/tokenize``, the model's own tokenizer) for the sheet's real size, trims with the estimate scaled
+by the measured ratio, and counts again (at most :data:`MEASURES` counts), so the sheet fits the
+model's context whatever its tokenizer.
+
+Otherwise an estimate (no tokenizer download: tokenizer files cannot be fetched at run time here):
+``ceil(SAFETY * (ceil(ascii_chars / 4) + non_ascii_chars))``. Four ASCII characters and one CJK
+character per token is the average of large-vocabulary BPE tokenizers (GPT-4o, Qwen, DeepSeek,
+Llama 3) on prose, but a fact sheet is JSON (quotes, braces, PR numbers, paths), and small-vocabulary
+tokenizers split it finer: SmolLM2-135M counted 8,468 tokens for a prompt this formula put 43%
+lower (issue 18), so :data:`SAFETY` is that measured ratio, rounded up. :data:`PROMPT_OVERHEAD`
+covers the instructions and the chat template.
 """
 
 from __future__ import annotations
 
 import json
 import math
+from collections.abc import Callable
 from datetime import timedelta
 from typing import Any
 
@@ -27,11 +35,21 @@ from chatbot.prose_check.facts import person_key
 PROMPT_OVERHEAD = 600
 """Tokens reserved for the system prompt, the answer schema and the chat template."""
 
+SAFETY = 1.5
+"""The estimate's factor over ``ceil(ascii/4) + non_ascii``: SmolLM2's tokenizer counted 1.43x that on
+a fact-sheet prompt (issue 18's measurement), rounded up."""
+
+ANSWER_RESERVE = 1024
+"""Tokens of a model's context kept free for its answer when the server states the context length."""
+
+MEASURES = 3
+"""Most token counts :func:`fit_measured` asks for one sheet."""
+
 
 def estimate_tokens(text: str) -> int:
-    """Estimated tokens of ``text``: ``ceil(ascii / 4) + non_ascii`` (see the module docstring)."""
+    """Estimated tokens of ``text``: ``ceil(SAFETY * (ceil(ascii / 4) + non_ascii))`` (see the module docstring)."""
     ascii_chars = sum(1 for ch in text if ord(ch) < 128)
-    return math.ceil(ascii_chars / 4) + (len(text) - ascii_chars)
+    return math.ceil(SAFETY * (math.ceil(ascii_chars / 4) + (len(text) - ascii_chars)))
 
 
 def fact_sheet(d: DigestText) -> dict[str, Any]:
@@ -99,10 +117,55 @@ def fit_fact_sheet(sheet: dict[str, Any], max_input_tokens: int) -> dict[str, An
     Drops, one at a time, the last key PR (keeping 5), then the last risk item, finding and module
     (keeping 3 each); returns the smallest form reached even when it still does not fit.
     """
-    budget = max_input_tokens - PROMPT_OVERHEAD
+    return _trim(sheet, max_input_tokens - PROMPT_OVERHEAD, 1.0)
+
+
+def _trim(sheet: dict[str, Any], budget: int, ratio: float) -> dict[str, Any]:
+    """The trimming of :func:`fit_fact_sheet` until ``ratio * estimate_tokens(text) <= budget``."""
     out = {k: (list(v) if isinstance(v, list) else v) for k, v in sheet.items()}
     order = (("key_prs", 5), ("findings", 3), ("risks", 3), ("modules", 3), ("key_prs", 1), ("recommendations", 1))
     for key, keep in order:
-        while estimate_tokens(sheet_text(out)) > budget and len(out[key]) > keep:
+        while ratio * estimate_tokens(sheet_text(out)) > budget and len(out.get(key, [])) > keep:
             out[key].pop()
     return out
+
+
+class Fit:
+    """A fitted sheet: ``sheet``, its ``tokens`` (``measured``: counted by the model's tokenizer, else
+    estimated), the ``budget`` it was fitted to, and the ``full`` sheet's tokens (same measure)."""
+
+    def __init__(self, sheet: dict[str, Any], tokens: int, measured: bool, budget: int, full: int) -> None:
+        self.sheet, self.tokens, self.measured, self.budget, self.full = sheet, tokens, measured, budget, full
+
+
+def fit_measured(sheet: dict[str, Any], max_input_tokens: int,
+                 measure: Callable[[str], tuple[int, int | None] | None] | None = None) -> Fit:
+    """``sheet`` trimmed to ``max_input_tokens - PROMPT_OVERHEAD`` tokens, measured by ``measure``
+    (``text -> (tokens, context length or None)``, None when it cannot count) where it can.
+
+    With a context length, the budget is also at most ``context - ANSWER_RESERVE - PROMPT_OVERHEAD``.
+    Trims with the estimate scaled by the last measured ratio (real / estimate) and measures again,
+    at most :data:`MEASURES` times, shrinking the target 10% after a miss; without a measure,
+    :func:`fit_fact_sheet`.
+    """
+    budget = max_input_tokens - PROMPT_OVERHEAD
+    text = sheet_text(sheet)
+    got = measure(text) if measure is not None else None
+    if measure is None or got is None:
+        out = fit_fact_sheet(sheet, max_input_tokens)
+        return Fit(out, estimate_tokens(sheet_text(out)), False, budget, estimate_tokens(text))
+    tokens, context = got
+    if context is not None:
+        budget = max(1, min(budget, context - ANSWER_RESERVE - PROMPT_OVERHEAD))
+    full, out, target = tokens, sheet, float(budget)
+    for _ in range(MEASURES - 1):
+        if tokens <= budget:
+            break
+        ratio = tokens / max(1, estimate_tokens(sheet_text(out)))
+        out = _trim(sheet, int(target), ratio)
+        again = measure(sheet_text(out))
+        if again is None:
+            return Fit(out, estimate_tokens(sheet_text(out)), False, budget, full)
+        tokens = again[0]
+        target *= 0.9
+    return Fit(out, tokens, True, budget, full)

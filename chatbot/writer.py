@@ -42,7 +42,7 @@ from typing import Any
 
 from chatbot.errors import ModelError
 from chatbot.i18n import tr
-from chatbot.factsheet import fact_sheet, fit_fact_sheet, pr_entry, sheet_text
+from chatbot.factsheet import Fit, fact_sheet, fit_measured, pr_entry, sheet_text
 from chatbot.answers import DIGEST_SCHEMA, SUMMARY_SCHEMA, claim_of
 from chatbot.models import DigestText, Prose, ProseInfo, Recommendation, SentenceMark
 from chatbot.ports import ModelAnswer, ModelClient, SummaryCache
@@ -267,9 +267,10 @@ def write_prose(
     ``budget`` bounds the calls (None: each call has only the client's own limit).
     """
     budget = budget if budget is not None else Budget(monotonic=monotonic)
-    sheet = fit_fact_sheet(fact_sheet(d), max_input_tokens)
-    text = sheet_text(sheet)
-    digest_hash = hashlib.sha256(text.encode()).hexdigest()
+    full = fact_sheet(d)
+    # keyed by the whole sheet and the limit (the fitting is a function of both and of the model):
+    # a cached answer is found before any token count is asked
+    digest_hash = hashlib.sha256(f"{max_input_tokens}\n{sheet_text(full)}".encode()).hexdigest()
     subject = f"digest:{d.repo}:{d.week}:{d.lang}"
     facts = Facts.build(d)
     if cache is not None:
@@ -281,6 +282,7 @@ def write_prose(
             info = _info(checked, d, client.model, 0, 0, 0.0, cached=True)
             return _apply(d, checked, info)
     started = monotonic()
+    text = sheet_text(_fit(full, max_input_tokens, client, budget).sheet)
     prompt_tokens = completion_tokens = 0
     answers: dict[str, object] = {}
     try:
@@ -304,6 +306,23 @@ def write_prose(
     if cache is not None and answers:  # kept or not: a re-run re-checks the answers, asks nothing
         cache.put_summary(subject, digest_hash, client.model, answers, prompt_tokens, completion_tokens)
     return _apply(d, checked, info)
+
+
+def _fit(sheet: dict[str, Any], max_input_tokens: int, client: ModelClient, budget: Budget) -> Fit:
+    """The sheet fitted to the model (:func:`chatbot.factsheet.fit_measured`), counted by the client's
+    ``count_tokens`` (vLLM's ``/tokenize``) where it has one and time is left, else estimated; logged."""
+    counter: Any = getattr(client, "count_tokens", None)
+    left = budget.left()
+
+    def measure(text: str) -> tuple[int, int | None] | None:
+        got = counter(text) if left is None else counter(text, timeout_s=max(0.001, left))
+        return None if got is None else (got.tokens, got.context)
+
+    fit = fit_measured(sheet, max_input_tokens, measure if callable(counter) and (left is None or left > 0) else None)
+    log.info("LLM writer: fact sheet %s tokens (%s), %s after fitting to %s; %d of %d key PRs", f"{fit.full:,}",
+             "the server's count" if fit.measured else "estimated", f"{fit.tokens:,}", f"{fit.budget:,}",
+             len(fit.sheet.get("key_prs", [])), len(sheet.get("key_prs", [])))
+    return fit
 
 
 def _info(c: _Checked, d: DigestText, model: str, pt: int, ct: int, seconds: float, *, cached: bool) -> ProseInfo:
