@@ -91,10 +91,12 @@ def test_healthz_and_metrics_whose_parts_raise_answer_json(tmp_path, caplog):
     from prhub.clock import SYSTEM_CLOCK
     from prhub.config import parse_config
     from scheduler.config import LoadedConfig
+    from scheduler.metrics import Metrics
     from tests.scheduler.harness import BR10
 
     with SqlStore.open(f"sqlite:///{tmp_path / 'h.db'}", clock=SYSTEM_CLOCK) as store:
-        bot = create_bot(LoadedConfig(config=parse_config(BR10, "t.yaml"), base_dir=Path(".")), store, {}, chart=None)
+        bot = create_bot(LoadedConfig(config=parse_config(BR10, "t.yaml"), base_dir=Path(".")), store, {}, chart=None,
+                         metrics=Metrics())  # its own: the process-wide METRICS must not stay broken
         store.probe = _broken  # type: ignore[method-assign]
         bot.metrics.render = _broken  # type: ignore[method-assign]
         client = Client(create_web_app(bot))
