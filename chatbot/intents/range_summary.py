@@ -39,7 +39,7 @@ class RangeSummaryQuery(QueryBase):
 
 PATTERNS = {"en": (r"\bsummari[sz](?:e|ed|ing|ation)\b|\bsummary\b|\brecap\b|\boverview\b|\bprogress\b|\bround[- ]?up\b"
                    r"|\b(?:this|last|current|previous|past) month\b|\bsince \S+",),
-            "zh": ("总结|汇总|概览|回顾|进展|梳理|本月|这个月|这月|上个月|上月|(?:自|从)\s*\S+?\s*(?:以来|起|开始)|以来",)}
+            "zh": (r"总结|汇总|概览|回顾|进展|梳理|本月|这个月|这月|上个月|上月|(?:自|从)\s*\S+?\s*(?:以来|起|开始)|以来",)}
 _RX = compile_patterns(PATTERNS)
 
 
