@@ -311,7 +311,7 @@ def _risk_context(pr: PullRequest, labels: tuple[str, ...], facts: Sequence[Path
             tests.append(f)
         elif x.source:
             src.append(f)
-        if x.dependency:
+        if x.dependency and not x.test:  # a test-only pin (requirements/test/**) breaks no install
             deps.append(f)
         if x.security and not x.docs:
             sec.append(f)

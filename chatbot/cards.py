@@ -26,6 +26,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from chatbot.render.escape import safe_url
 from chatbot.history import Trends, signed
+from chatbot.gist_line import shown_gist
 from chatbot.takeaways import headline, takeaways
 from chatbot.writer import model_slots, prose_note, sentence_mark
 from chatbot.i18n import lines_text, tr
@@ -321,6 +322,15 @@ def _item(p: AnalyzedPR, detail: Line, limits: CardLimits) -> PRItem:
     return PRItem(number=p.number, url=safe_url(p.url), title=clip(p.title, limits.title_chars), detail=detail)
 
 
+def _gist_item(p: AnalyzedPR, lang: str, limits: CardLimits) -> PRItem:
+    """``p`` with its importance and, when it says more than the title, its gist
+    (:func:`chatbot.gist_line.shown_gist`: the title is shown once)."""
+    gist = shown_gist(p, lang)
+    detail: Line = ((Text(text=f"{p.importance:.1f} · "), Untrusted(text=clip(gist, limits.detail_chars))) if gist
+                    else (Text(text=f"{p.importance:.1f}"),))
+    return _item(p, detail, limits)
+
+
 def _risk_names(p: AnalyzedPR, lang: str) -> str:
     return _join(lang, (tr(lang, f"risk.{t}") for t in p.risk_tags))
 
@@ -511,7 +521,7 @@ def digest_cards(digest: DigestText, *, report_url: str | None = None, limits: C
         part += 1
         tblocks: list[Block] = []
         if keys:
-            items = tuple(_item(p, (Text(text=f"{p.importance:.1f} · "), Untrusted(text=clip(p.gist, limits.detail_chars))), limits)
+            items = tuple(_gist_item(p, lang, limits)
                           for p in keys)
             in_highlights = sum(1 for p in d.key_prs if p.number in highlighted)
             more_text = tr(lang, "card.key_in_highlights", n=in_highlights) if in_highlights else ""
@@ -650,8 +660,9 @@ def pr_card(p: AnalyzedPR, d: DigestText, *, limits: CardLimits = DEFAULT_LIMITS
     )
     title_line: Line = (PRRef(number=p.number, url=safe_url(p.url), title=clip(p.title, limits.title_chars * 2)),)
     pr_lines: tuple[Line, ...] = (title_line,)
-    if p.gist and p.gist_source in ("description", "model"):  # what the PR does (its own words, or the checked summary)
-        pr_lines += ((Untrusted(text=clip(p.gist, limits.detail_chars * 2)),),)
+    gist = shown_gist(p, lang)  # what the PR does (its own words, or the checked summary), when not the title again
+    if gist:
+        pr_lines += ((Untrusted(text=clip(gist, limits.detail_chars * 2)),),)
     blocks: list[Block] = [Section(role="pr", lines=pr_lines), Fields(items=fields)]
     reasons = _risk_reason_lines(p, lang, limits)
     risk_lines: tuple[Line, ...] = reasons or ((Text(text=tr(lang, "card.pr.no_risk")),),)
@@ -694,7 +705,7 @@ def module_card(d: DigestText, module: str, name: str, *, report_url: str | None
         FieldItem(label=tr(lang, "card.f.risky"), value=(Text(text=str(len(risky))),)),
     )))
     shown = prs[: limits.list_items]
-    items = tuple(_item(p, (Text(text=f"{p.importance:.1f} · "), Untrusted(text=clip(p.gist, limits.detail_chars))), limits)
+    items = tuple(_gist_item(p, lang, limits)
                   for p in shown)
     more = len(prs) - len(shown)
     blocks.append(PRList(role="module", heading=tr(lang, "card.module.prs"), items=items, more=more,
@@ -718,7 +729,7 @@ def top_prs_card(d: DigestText, *, report_url: str | None = None, limits: CardLi
     blocks: list[Block] = [Section(role="notice", lines=tuple((Text(text=n),) for n in notice))] if notice else []
     blocks.append(window_context(d))
     shown = d.key_prs[: limits.list_items]
-    items = tuple(_item(p, (Text(text=f"{p.importance:.1f} · "), Untrusted(text=clip(p.gist, limits.detail_chars))), limits)
+    items = tuple(_gist_item(p, lang, limits)
                   for p in shown)
     more = len(d.key_prs) - len(shown)
     blocks.append(PRList(role="key_prs", heading=tr(lang, "card.h.key_prs"), items=items, more=more,

@@ -23,9 +23,10 @@ from chatbot.reverts import RevertGraph
 from chatbot.errors import InputError
 from chatbot.gist import extract_gist
 from chatbot.phrases import say
-from chatbot.review_findings import finding_phrase, review_findings
+from chatbot.review_findings import risk_findings
+from chatbot.risks.observations import NAMED_MAX, observations
 from chatbot.storylines import storylines
-from chatbot.i18n import LANGS, lines_text, tr
+from chatbot.i18n import LANGS, has_text, lines_text, tr
 from chatbot.models import (
     AnalyzedPR,
     ContributorCount,
@@ -135,7 +136,7 @@ def _analyzed(a: PRAnalysis, graph: RevertGraph, lang: str, rules: Rules, repo: 
         gist_source=gist.source,
         results=gist.results,
         facts=_facts(a, lang, rules),
-        findings=review_findings(pr, rules.review_findings),
+        findings=risk_findings(pr, rules.compiled),
         fixed_by=a.fixed_by,
         is_revert=is_revert,
         reverts=reverts,
@@ -146,103 +147,80 @@ def _rank_key(p: AnalyzedPR) -> tuple[float, int]:
     return (-p.importance, p.number)
 
 
-def _risk_items(prs: Sequence[AnalyzedPR], analyses: dict[int, PRAnalysis], rules: Rules, lang: str,
-                risks: RiskRegistry) -> list[RiskItem]:
-    """One observation per risk rule with tagged PRs, in registry order (see :class:`RiskRule`)."""
-    items: list[RiskItem] = []
-    for rule in risks:
-        tag = rule.tag
-        tagged = sorted((p for p in prs if tag in p.risk_tags), key=_rank_key)
-        if not tagged:
-            continue
-        if tag == "bot-review-flag":
-            # One item per finding, quoted with its path:line, apart from human review.
-            items.extend(RiskItem(kind=tag, prs=(p.number,), detail=say(lang, finding_phrase(f)))
-                         for p in tagged for f in p.findings)
-            continue
-        top = tagged[0]
-        matcher = rule.group_paths(rules.compiled) if rule.group_paths is not None else None
-        detail: str
-        if matcher is not None and len(tagged) > 1:
-            counter: Counter[str] = Counter()
-            adds: Counter[str] = Counter()
-            dels: Counter[str] = Counter()
-            for p in tagged:
-                for f in analyses[p.number].pr.files:
-                    if matcher.matches(f.path):
-                        counter[f.path] += 1
-                        adds[f.path] += f.additions
-                        dels[f.path] += f.deletions
-            if counter:
-                path = min(counter, key=lambda k: (-counter[k], -(adds[k] + dels[k]), k))
-                detail = tr(lang, "risk_detail.paths", n=len(tagged), path=path, lines=lines_text(adds[path], dels[path]),
-                            k=counter[path], top=top.number, reason=top.risk_reasons[tag])
-            else:
-                detail = tr(lang, "risk_detail", n=len(tagged), reason_head=tr(lang, f"risk.{tag}"), top=top.number,
-                            reason=top.risk_reasons[tag])
-        else:
-            detail = tr(lang, "risk_detail", n=len(tagged), reason_head=tr(lang, f"risk.{tag}"), top=top.number,
-                        reason=top.risk_reasons[tag])
-        if rule.cite_largest_file or "/" not in detail:
-            # Name a path and its line counts for every item (the PR's largest file).
-            biggest = max((f for f in analyses[top.number].pr.files if not rules.compiled.data.matches(f.path)),
-                          key=lambda f: (f.lines, f.path), default=None)
-            if biggest is not None and biggest.path not in detail:
-                detail += f" [{biggest.path} {lines_text(biggest.additions, biggest.deletions)}]"
-        if tag == "revert":
-            pairs = sorted((p.number, p.reverted_by) for p in prs if p.reverted_by is not None)
-            if pairs:
-                detail += tr(lang, "risk_detail.reverted", pairs=tr(lang, "sep").join(f"#{a} ← #{b}" for a, b in pairs))
-        items.append(RiskItem(kind=tag, prs=tuple(p.number for p in tagged), detail=detail))
-    return items
+def _refs_of(analyses: Sequence[PRAnalysis]) -> dict[int, int]:
+    """PR number -> the PR its revert or follow-up-fix finding refers to (reverted or fixed PR)."""
+    out: dict[int, int] = {}
+    for a in analyses:
+        for f in a.findings:
+            if f.ref_number is not None and f.tag in ("revert", "follow-up-fix"):
+                out.setdefault(a.pr.number, f.ref_number)
+    return out
 
 
-def _pr_list(nums: Sequence[int], lang: str, limit: int = 5) -> str:
-    return tr(lang, "sep").join(f"#{n}" for n in nums[:limit])
+_PR_NUM = re.compile(r"(?<![&\w])#(\d+)\b")
+
+
+def _mentions(themes: Sequence[Theme], key: Sequence[AnalyzedPR]) -> Counter[int]:
+    """How often a Markdown digest names each PR before its observations: each ``#N`` of a
+    storyline's sentence, once each cited PR the sentence does not name (its bullet), and once
+    each key PR no storyline cites (its row of the key-PR table)."""
+    c: Counter[int] = Counter()
+    for th in themes:
+        named = Counter(int(m.group(1)) for m in _PR_NUM.finditer(th.summary))
+        c.update(named)
+        c.update(n for n in set(th.prs) if n not in named)
+    told = {n for th in themes for n in th.prs}
+    c.update(p.number for p in key if p.number not in told)
+    return c
 
 
 def _recommendations(
     risks: Sequence[RiskItem],
     by_num: dict[int, AnalyzedPR],
-    stats: Sequence[ModuleStat],
     themes: Sequence[Theme],
     rules: Rules,
     lang: str,
+    mentions: Counter[int],
 ) -> list[Recommendation]:
+    """At most ``thresholds.recommendations``: one per risk observation (its own template
+    ``rec.<kind>``, referring to the observation by number), the first storyline's last when
+    there is room. Each names at most two PRs, only PRs the digest names fewer than
+    :data:`NAMED_MAX` times so far (``mentions``, updated; the first recommendation counts twice,
+    as the takeaways repeat it); otherwise it refers to the observation alone."""
+    limit = rules.thresholds.recommendations
     recs: list[Recommendation] = []
-    merged: dict[str, RiskItem] = {}
-    for item in risks:  # one recommendation per risk kind (findings come one item per finding)
-        seen = merged.get(item.kind)
-        prs_of_kind = seen.prs + tuple(n for n in item.prs if n not in seen.prs) if seen else item.prs
-        merged[item.kind] = RiskItem(kind=item.kind, prs=prs_of_kind, detail=item.detail)
-    for item in merged.values():
-        prs = item.prs[:5]
+
+    def target(nums: Sequence[int], obs: int | None) -> tuple[str, tuple[int, ...]]:
+        times = 1 if recs else 2  # the first is also the takeaways' "do" bullet
+        named = tuple(n for n in nums if mentions[n] + times <= NAMED_MAX)[:2]
+        for n in named:
+            mentions[n] += times
+        refs = tr(lang, "sep").join(f"#{n}" for n in named)
+        if obs is None:
+            return refs, named
+        key = "rec.target" if named else "rec.target_obs"
+        return tr(lang, key, prs=refs, obs=obs), named
+
+    room = limit - (1 if themes else 0)
+    for i, item in enumerate(risks[:room], start=1):
         mods: list[str] = []
-        for n in prs:
+        for n in item.prs[:5]:
             m = by_num[n].primary_module
-            if m not in mods:
+            if m not in mods and m != OTHER_MODULE:
                 mods.append(m)
-        names = tr(lang, "sep").join(rules.module_display(m, lang) for m in mods[:3])
-        text = tr(lang, f"rec.{item.kind}", prs=_pr_list(prs, lang), n=len(item.prs), modules=names,
+        text_target, named = target(item.prs, i)
+        names = tr(lang, "sep").join(rules.module_display(m, lang) for m in mods[:2]) or tr(lang, "rec.owners")
+        # ``prs`` and ``min`` too: texts that rules bring (RiskRule.texts) may use them
+        text = tr(lang, f"rec.{item.kind}" if has_text(f"rec.{item.kind}") else "rec.generic", target=text_target,
+                  prs=text_target, n=len(item.prs), modules=names, name=tr(lang, f"risk.{item.kind}"),
                   min=rules.thresholds.missing_tests_min_lines)
-        if item.kind == "revert":
-            reverted = sorted({p.number for p in by_num.values() if p.reverted_by is not None} | set(prs))
-            text = tr(lang, "rec.revert", prs=_pr_list(reverted, lang, 6))
-            prs = tuple(reverted[:6])
-        recs.append(Recommendation(text=text, prs=tuple(prs), modules=tuple(mods)))
-    if themes:
+        recs.append(Recommendation(text=text, prs=item.prs[:5], modules=tuple(mods)))
+    if themes and len(recs) < limit:
         th = themes[0]
-        lead = by_num[th.prs[0]].primary_module
-        stat = next((s for s in stats if s.module == lead), None)
-        if stat is not None:
-            recs.append(
-                Recommendation(
-                    text=tr(lang, "rec.trend", module=rules.module_display(lead, lang), n=stat.prs, lines=lines_text(stat.additions, stat.deletions),
-                            prs=_pr_list(th.prs, lang, 3)),
-                    prs=tuple(th.prs[:3]),
-                    modules=(lead,),
-                )
-            )
+        refs, _ = target(th.prs, None)
+        key = "rec.storyline" if refs else "rec.storyline_bare"
+        recs.append(Recommendation(text=tr(lang, key, name=th.name, n=len(th.prs), prs=refs), prs=tuple(th.prs[:3]),
+                                   modules=(th.module,)))
     return recs
 
 
@@ -420,10 +398,11 @@ def digest_from(wa: WeekAnalysis, lang: str, *, skipped_records: int = 0,
     ai = sum(1 for p in week_prs if compiled.ai_coauthor and any(compiled.ai_coauthor.search(c) for c in p.co_authors))
     bot = sum(1 for p in week_prs if compiled.bot_coauthor and any(compiled.bot_coauthor.search(c) for c in p.co_authors))
 
-    risk_items = _risk_items(analyzed, by_a, rules, lang, risks)
     pool = [p for p in eligible if "revert" not in p.risk_tags]
     themes = storylines(pool, key, {p.number: (p.gist, p.results) for p in analyzed}, rules, lang)
-    recs = _recommendations(risk_items, by_num, stats, themes, rules, lang)
+    mentions = _mentions(themes, key)
+    risk_items = observations(analyzed, rules, lang, risks, refs=_refs_of(analyses), mentions=mentions)
+    recs = _recommendations(risk_items, by_num, themes, rules, lang, mentions)
     module_ids = {m for p in analyzed for m in p.modules}
     return DigestText(
         repo=repo,

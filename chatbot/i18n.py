@@ -68,6 +68,11 @@ def _plurals(text: str) -> str:
     return _PLURAL.sub(lambda m: f"{m.group(1)}{m.group(2)} {m.group(3)}" + ("" if m.group(1) == "1" else "s"), text)
 
 
+def has_text(key: str) -> bool:
+    """True when ``key`` is in the English catalog (every key is; other languages fall back to it)."""
+    return key in _EN
+
+
 def catalog_keys(lang: str) -> set[str]:
     """Keys defined for ``lang`` (for tests that keep the catalogs in step)."""
     return set(_CATALOGS[lang])

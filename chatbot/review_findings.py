@@ -16,7 +16,7 @@ from collections.abc import Iterable
 from chatbot.gist import clean_markdown, fit_sentences, inline_text
 from chatbot.models import PullRequest, ReviewFinding
 from chatbot.phrases import Phrase, phrase
-from chatbot.rules import FindingRule
+from chatbot.rules import CompiledRules, FindingRule, RegexSet
 
 QUOTE_MAX = 120
 """Characters at most of a finding's quote."""
@@ -24,7 +24,22 @@ QUOTE_MAX = 120
 _SEVERITY_RANK = {"critical": 0, "p0": 0, "high": 1, "major": 1, "p1": 1}
 
 
+def severity_rank(severity: str) -> int:
+    """0 for critical/P0, 1 for high/major/P1, 2 for any other severity (lower is more severe)."""
+    return _SEVERITY_RANK.get(severity.casefold(), 2)
+
+
 _IMAGE = re.compile(r"!\[[^\]\n]*\]\([^)\n]*\)")
+_LAST_WORD = re.compile(r"\s*\S+$")
+_FIRST_SENTENCE = re.compile(r"(?<=[.!?])\s")
+
+
+def is_nit(quote: str, nits: RegexSet | None) -> bool:
+    """True when ``nits`` (the rules' ``review_nits``) matches the first sentence of ``quote``
+    (a finding about style, formatting, typos or naming: not a risk)."""
+    if nits is None or not quote:
+        return False
+    return nits.search(_FIRST_SENTENCE.split(quote, maxsplit=1)[0]) is not None
 
 
 def _quote(body: str, rule: FindingRule) -> str:
@@ -42,7 +57,13 @@ def _quote(body: str, rule: FindingRule) -> str:
     done = [p if p.endswith((".", "!", "?", ":", ";", "…")) else f"{p}." for p in paras[:-1]]
     if paras:
         last = paras[-1]
-        done.append(last if last.endswith((".", "!", "?", ":", ";", "…", ")", "`")) else f"{last}…")
+        if not last.endswith((".", "!", "?", ":", ";", "…", ")", "`")):
+            # cut off in the excerpt, maybe inside a word ("Adding req_id as a require"): drop the
+            # last word, which may be a fragment, so a quote never ends mid-word
+            last = _LAST_WORD.sub("", last).rstrip(" ,;:-")
+            last = f"{last}…" if last else ""
+        if last:
+            done.append(last)
     prose = " ".join(done)
     return fit_sentences(prose, QUOTE_MAX) if prose else ""
 
@@ -57,12 +78,14 @@ def _match(rules: Iterable[FindingRule], login: str, body: str) -> tuple[Finding
     return None
 
 
-def review_findings(pr: PullRequest, rules: Iterable[FindingRule]) -> tuple[ReviewFinding, ...]:
-    """The PR's bot findings at a reported severity: threads first (in order), then review bodies.
+def review_findings(pr: PullRequest, rules: Iterable[FindingRule], nits: RegexSet | None = None
+                    ) -> tuple[ReviewFinding, ...]:
+    """The PR's bot findings at a reported severity: threads first (in order), then review bodies;
+    a finding whose first sentence ``nits`` matches (:func:`is_nit`) is left out.
 
     Returns findings ordered by severity (critical/P0 first), then thread order; each has the bot's
-    login, its severity as the bot writes it, the quote (≤ 120 characters), and the thread's path
-    and line (None when GitHub gives no line, or for a review body).
+    login, its severity as the bot writes it, the quote (≤ 120 characters, ending at a word), and
+    the thread's path and line (None when GitHub gives no line, or for a review body).
     """
     rules = tuple(rules)
     found: list[tuple[int, int, ReviewFinding]] = []
@@ -75,7 +98,7 @@ def review_findings(pr: PullRequest, rules: Iterable[FindingRule]) -> tuple[Revi
                 continue
             rule, m = hit
             sev = m.group("severity")
-            found.append((_SEVERITY_RANK.get(sev.casefold(), 2), i, ReviewFinding(
+            found.append((severity_rank(sev), i, ReviewFinding(
                 pr=pr.number, bot=c.author, severity=sev, quote=_quote(c.body, rule), path=t.path, line=t.line)))
             break
     base = len(pr.review_threads)
@@ -84,11 +107,19 @@ def review_findings(pr: PullRequest, rules: Iterable[FindingRule]) -> tuple[Revi
         if hit is not None:
             rule, m = hit
             sev = m.group("severity")
-            found.append((_SEVERITY_RANK.get(sev.casefold(), 2), base + j, ReviewFinding(
+            found.append((severity_rank(sev), base + j, ReviewFinding(
                 pr=pr.number, bot=r.reviewer, severity=sev, quote=_quote(r.body, rule), path=None, line=None)))
     found.sort(key=lambda x: (x[0], x[1]))
-    return tuple(f for _, _, f in found)
+    return tuple(f for _, _, f in found if not is_nit(f.quote, nits))
 
+
+
+def risk_findings(pr: PullRequest, rules: CompiledRules) -> tuple[ReviewFinding, ...]:
+    """The findings that are risks under ``rules``: :func:`review_findings` with the rules'
+    ``review_findings`` and ``review_nits``, less those on a path under ``test_paths`` (a concern
+    about a test's tolerance or coverage breaks nothing a user runs)."""
+    return tuple(f for f in review_findings(pr, rules.rules.review_findings, rules.review_nits)
+                 if not (f.path and rules.test.matches(f.path)))
 
 
 def finding_phrase(f: ReviewFinding) -> Phrase:

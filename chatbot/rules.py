@@ -263,11 +263,19 @@ class Thresholds(_RulesModel):
     """Numbers behind risk tags and digest sections. Defaults are prhub's documented defaults."""
 
     missing_tests_min_lines: int = Field(
-        default=30, ge=1, description="missing-tests: changed source lines outside tests, with no test path changed"
+        default=30, ge=1, description="missing-tests: lines added to behavioural source, with no test path changed"
     )
     tests_removed_min_lines: int = Field(default=50, ge=1, description="tests-removed: net-removed test lines")
-    large_change_files: int = Field(default=30, ge=1, description="large-change: more changed files than this")
-    large_change_lines: int = Field(default=1000, ge=1, description="large-change: more changed lines than this")
+    large_change_files: int = Field(default=30, ge=1,
+                                    description="large-change: more changed files than this, tests and data left out")
+    large_change_lines: int = Field(default=1000, ge=1,
+                                    description="large-change: more changed lines than this, tests and data left out")
+    core_path_min_lines: int = Field(default=1, ge=1, description="core-path-change: changed lines in core paths, at least")
+    risk_observations: int = Field(default=8, ge=1, le=20,
+                                   description="risk observations at most in a digest (the report's appendix lists every PR)")
+    review_quotes: int = Field(default=3, ge=1, le=10,
+                               description="bot findings quoted in the week's one review-findings observation")
+    recommendations: int = Field(default=6, ge=1, le=12, description="recommendations at most in a digest")
     hot_paths: int = Field(default=10, ge=1, description="entries in hot_files and hot_dirs")
     contributors: int = Field(default=10, ge=1, description="contributors shown in rendered text")
     themes_max: int = Field(default=4, ge=2, le=8, description="themes at most (at least 2 when the data allows)")
@@ -312,7 +320,9 @@ class Rules(_RulesModel):
         default_factory=lambda: {"en": "other", "zh": "其他"}, description="display names of the implicit module"
     )
     core_paths: Globs = ()
-    source_paths: Globs = ()
+    source_paths: Globs = Field(default=(), description=(
+        "behavioural source (code whose change needs a test): what missing-tests reads"))
+    source_exclude: Globs = Field(default=(), description="paths under source_paths that are not behavioural (benchmarks)")
     test_paths: Globs = ()
     dependency_paths: Globs = ()
     docs_paths: Globs = Field(default=(), description="a PR touching only these is docs-only")
@@ -329,6 +339,9 @@ class Rules(_RulesModel):
     review_findings: tuple[FindingRule, ...] = Field(
         default=DEFAULT_FINDING_RULES, description="review bots and the severities of theirs that are risks"
     )
+    review_nits: Regexes = Field(default=(), description=(
+        "regular expressions (case-insensitive) over a bot finding's first sentence that make it a nit "
+        "(style, formatting, typo, naming): never a risk"))
     thresholds: Thresholds = Thresholds()
     importance: ImportanceWeights = ImportanceWeights()
     key_prs: int = Field(default=24, ge=1, le=100)
@@ -482,6 +495,7 @@ class CompiledRules:
         self.module_order[OTHER_MODULE] = len(rules.modules)
         # single matchers for the paths a risk observation groups by (see chatbot.digest)
         self.core = PathMatcher(rules.core_paths)
+        self.test = PathMatcher(rules.test_paths)
         self.dependency = PathMatcher(rules.dependency_paths)
         self.security = PathMatcher(rules.security_paths)
         self.data = PathMatcher(rules.data_paths)
@@ -489,13 +503,15 @@ class CompiledRules:
         self.path_classes = ("core", "source", "test", "dependency", "docs", "ci", "security", "data")
         sets: list[tuple[tuple[str, ...], tuple[str, ...]]] = [(m.paths, m.exclude) for m in rules.modules]
         sets += [(r.paths, r.exclude) for r in rules.labels if r.paths]
-        sets += [(getattr(rules, f"{c}_paths"), ()) for c in self.path_classes]
+        sets += [(getattr(rules, f"{c}_paths"), rules.source_exclude if c == "source" else ())
+                 for c in self.path_classes]
         self.all_paths = MultiPathMatcher(sets)
         self.n_modules = len(rules.modules)
         self.n_label_paths = len(self.label_path_names)
         self.security_keywords = _any_regex(rules.security_keywords, re.IGNORECASE)
         self.ai_coauthor = _any_regex(rules.ai_coauthor_patterns, re.IGNORECASE)
         self.bot_coauthor = _any_regex(rules.bot_coauthor_patterns, re.IGNORECASE)
+        self.review_nits = _any_regex(rules.review_nits, re.IGNORECASE)
 
 
 def parse_rules(text: str, source: str) -> Rules:

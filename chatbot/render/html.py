@@ -23,17 +23,19 @@ from typing import Any
 import jinja2
 from markupsafe import Markup, escape
 
+from chatbot.gist_line import shown_gist
 from chatbot.history import Trends, WeekHistory, signed
 from chatbot.i18n import lines_text, tr
 from chatbot.models import AnalyzedPR, DigestText, ProseInfo
 from chatbot.render.escape import one_line, safe_url
 from chatbot.writer import model_slots, prose_note, sentence_mark
 
-SECTION_IDS = ("summary", "highlights", "trends", "risks", "key-prs", "recommendations")
-"""Anchor ids of the digest page's sections, in page order (``#key-prs`` holds the sortable table)."""
+SECTION_IDS = ("summary", "highlights", "trends", "risks", "key-prs", "recommendations", "appendix")
+"""Anchor ids of the digest page's sections, in page order (``#key-prs`` holds the sortable table,
+``#appendix`` every PR with a risk tag and its reasons: the observations name at most three each)."""
 
 _SECTION_KEYS = dict(zip(SECTION_IDS, ("h.summary", "h.highlights", "h.trends", "h.risks", "h.key_prs",
-                                       "h.recommendations")))
+                                       "h.recommendations", "h.appendix")))
 _PR_REF = re.compile(r"(?<![&\w])#(\d+)\b")
 
 
@@ -211,6 +213,14 @@ class _Html:
 
     def risk(self, tag: str) -> str:
         return tr(self.lang, "risk." + tag)
+
+    def gist(self, p: AnalyzedPR) -> str:
+        return shown_gist(p, self.lang)
+
+    @staticmethod
+    def names_pr(text: str, number: int) -> bool:
+        """True when ``text`` names ``#number``."""
+        return any(int(m.group(1)) == number for m in _PR_REF.finditer(text))
 
     def pct(self, share: float) -> str:
         return "%.1f%%" % (share * 100)

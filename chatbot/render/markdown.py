@@ -6,6 +6,7 @@ formatting); every number in the output comes from the DigestText. Same DigestTe
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Sequence
 from datetime import timedelta
 from functools import lru_cache
@@ -13,11 +14,16 @@ from typing import Any
 
 import jinja2
 
+from chatbot.gist import title_without_tags
+from chatbot.gist_line import shown_gist
 from chatbot.takeaways import takeaways
 from chatbot.writer import model_slots, prose_note, sentence_mark
 from chatbot.i18n import lines_text, tr
 from chatbot.models import AnalyzedPR, DigestText
 from chatbot.render.escape import md_code, md_text, md_url
+
+
+_PR_REF = re.compile(r"(?<![&\w\[])#(\d+)\b")
 
 
 @lru_cache(maxsize=1)
@@ -79,6 +85,41 @@ class _Helpers:
     def pr(self, number: int) -> AnalyzedPR | None:
         return self.prs.get(number)
 
+    def linkify(self, text: str) -> str:
+        """``text`` escaped for Markdown, each ``#1234`` of this digest's PRs made a link."""
+        def link(m: re.Match[str]) -> str:
+            n = int(m.group(1))
+            return self.pr_ref(n) if n in self.prs else m.group(0)
+
+        return _PR_REF.sub(link, md_text(text))
+
+    @staticmethod
+    def names_pr(text: str, number: int) -> bool:
+        """True when ``text`` names ``#number``."""
+        return any(int(m.group(1)) == number for m in _PR_REF.finditer(text))
+
+    def gist(self, p: AnalyzedPR) -> str:
+        return shown_gist(p, self.lang)
+
+    @property
+    def key_rest(self) -> list[AnalyzedPR]:
+        """Key PRs that no storyline tells (say each thing once)."""
+        told = {n for th in self.digest.themes for n in th.prs}
+        return [p for p in self.digest.key_prs if p.number not in told]
+
+    @property
+    def key_gists(self) -> bool:
+        """True when some key-PR row has a gist to show (else the table has no gist column)."""
+        return any(self.gist(p) for p in self.key_rest)
+
+    @staticmethod
+    def short_title(p: AnalyzedPR) -> str:
+        return title_without_tags(p.title)
+
+    @property
+    def key_in_highlights(self) -> int:
+        return len(self.digest.key_prs) - len(self.key_rest)
+
     def counts(self, counts: dict[str, int], limit: int = 0) -> str:
         """``name (n), ...`` for the first ``limit`` entries of a count map (all when 0)."""
         items = list(counts.items())
@@ -111,7 +152,8 @@ class _Helpers:
         return sentence_mark(self.model_slots, slot)
 
     def directions(self, themes: Iterable[Any]) -> str:
-        return self.join(f"{md_text(th.name)} {self.paren(self.pr_refs(th.prs, 3))}" for th in themes)
+        """Storyline names with their PR counts (the PRs are named in the highlights)."""
+        return self.join(self.count(md_text(th.name), len(th.prs)) for th in themes)
 
 
 def render_markdown(digest: DigestText) -> str:

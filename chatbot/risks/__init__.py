@@ -57,19 +57,21 @@ class RiskRegistry:
 
 RISKS = RiskRegistry(
     revert.RULE,
+    follow_up_fix.RULE,
     security_sensitive.RULE,
-    review_open.RULE,
     changes_requested.RULE,
+    review_open.RULE,
     bot_review_flag.RULE,
     assert_runtime_check.RULE,
-    no_human_approval.RULE,
-    core_path_change.RULE,
     tests_removed.RULE,
+    core_path_change.RULE,
     missing_tests.RULE,
-    follow_up_fix.RULE,
     dependency_change.RULE,
     large_change.RULE,
+    no_human_approval.RULE,
 )
-"""The shipped risk rules."""
+"""The shipped risk rules, in the order a reviewer should act: what already broke (a revert, a fix
+of a fresh PR), then exposure (security), then concerns reviewers raised, then what lacks a safety
+net (tests removed or missing on core and behavioural code), then what is merely big or new."""
 
 __all__ = ["RISKS", "RiskContext", "RiskFinding", "RiskRegistry", "RiskRule"]

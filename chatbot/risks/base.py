@@ -1,5 +1,6 @@
 """What a risk rule is: a tag, a check over one PR that returns a :class:`RiskFinding` (data, no
-language) or None, whether the tag counts for importance, and how its observation is grouped.
+language) or None, and whether the tag counts for importance. The week's observation of a rule is
+one sentence (:mod:`chatbot.risks.observations`, text ``obs.<tag>``).
 
 A rule's reason templates are the catalog keys its findings use (``reason.*``); a rule that
 brings new keys declares them in ``texts`` (``{lang: {key: template}}``), so a rule is one module
@@ -70,9 +71,6 @@ class RiskRule:
         check: the PR's finding, or None.
         counts_for_importance: whether the tag adds ``importance.risk_tag`` points (False for tags
             that could make the score fall as a PR grows, see :func:`chatbot.analysis.importance`).
-        group_paths: for the week's observation, the rule's path class: the most-touched matching
-            path among the tagged PRs is named (None: the top PR's reason is named).
-        cite_largest_file: the observation also names the top PR's largest file.
         texts: catalog entries the rule brings, ``{lang: {key: template}}`` (``risk.<tag>``,
             ``rec.<tag>``, its ``reason.*``); the shipped rules keep theirs in the catalogs.
     """
@@ -80,8 +78,6 @@ class RiskRule:
     tag: str
     check: Check
     counts_for_importance: bool = True
-    group_paths: Callable[[CompiledRules], PathMatcher] | None = None
-    cite_largest_file: bool = False
     texts: Mapping[str, Mapping[str, str]] = field(default_factory=dict)
 
 

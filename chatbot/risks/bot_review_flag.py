@@ -1,16 +1,17 @@
 """``bot-review-flag`` (review data): a review bot's finding at a reported severity
-(:func:`chatbot.review_findings.review_findings` with the rules' ``review_findings``; a thread
-resolved or outdated at fetch time does not count), quoted with its path:line."""
+(:func:`chatbot.review_findings.risk_findings`: the rules' ``review_findings``, less nits matching
+``review_nits`` and findings on test paths; a thread resolved or outdated at fetch time does not
+count), quoted with its path:line."""
 
 from __future__ import annotations
 
-from chatbot.review_findings import finding_phrase, review_findings
+from chatbot.review_findings import finding_phrase, risk_findings
 from chatbot.risks.base import RiskContext, RiskFinding, RiskRule, with_more
 
 
 def check(ctx: RiskContext) -> RiskFinding | None:
     """The first finding (bot, severity, where, quote) and how many more."""
-    findings = review_findings(ctx.pr, ctx.rules.rules.review_findings)
+    findings = risk_findings(ctx.pr, ctx.rules)
     if not findings:
         return None
     f = findings[0]

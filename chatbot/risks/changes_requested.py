@@ -41,8 +41,10 @@ def check(ctx: RiskContext) -> RiskFinding | None:
 RULE = RiskRule(tag="changes-requested", check=check, texts={
     "en": {"risk.changes-requested": "changes requested, no later commit",
            "reason.changes_requested": "{reviewer} requested changes on {date} ({n} reviewer(s) in all); no commit after it before the merge",
-           "rec.changes-requested": "Ask whether the changes requested on {prs} were made elsewhere; if not, open follow-up PRs."},
+           "rec.changes-requested": "Ask whether the changes requested on {target} were made elsewhere; if not, open follow-up PRs.",
+           "obs.changes-requested": "{n} PR(s) merged with a change request no later commit answered ({items}): the requested fix may be missing."},
     "zh": {"risk.changes-requested": "要求修改后无新提交",
            "reason.changes_requested": "{reviewer} 于 {date} 要求修改（共 {n} 位评审者），此后到合并前没有新提交",
-           "rec.changes-requested": "确认 {prs} 上要求的修改是否已在别处完成；若没有，请提交后续 PR。"},
+           "rec.changes-requested": "确认 {target} 上要求的修改是否已在别处完成；若没有，请提交后续 PR。",
+           "obs.changes-requested": "{n} 个 PR 在评审者要求修改后没有新提交就合并了（{items}）：要求的修复可能缺失。"},
 })

@@ -10,4 +10,4 @@ def check(ctx: RiskContext) -> RiskFinding | None:
     return file_finding(RULE.tag, "reason.dependency", ctx.dependency)
 
 
-RULE = RiskRule(tag="dependency-change", check=check, group_paths=lambda r: r.dependency)
+RULE = RiskRule(tag="dependency-change", check=check)

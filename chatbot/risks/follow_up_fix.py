@@ -15,4 +15,4 @@ def check(ctx: RiskContext) -> RiskFinding | None:
     return RiskFinding(tag=RULE.tag, reason=phrase("reason.follow_up", number=num, date=f"{when:%m-%d}"), ref_number=num)
 
 
-RULE = RiskRule(tag="follow-up-fix", check=check, cite_largest_file=True)
+RULE = RiskRule(tag="follow-up-fix", check=check)

@@ -1,5 +1,6 @@
-"""``missing-tests``: at least ``thresholds.missing_tests_min_lines`` changed lines in
-``source_paths`` outside ``test_paths``, and no test path changed."""
+"""``missing-tests``: at least ``thresholds.missing_tests_min_lines`` lines added to behavioural
+source (``source_paths`` minus ``source_exclude``, outside ``test_paths``), and no test path
+changed. Added lines, not deleted ones: removing dead code adds no behaviour to test."""
 
 from __future__ import annotations
 
@@ -10,15 +11,14 @@ from chatbot.risks.base import RiskContext, RiskFinding, RiskRule, file_lines, l
 
 def check(ctx: RiskContext) -> RiskFinding | None:
     """Source lines and the largest source file, when no test changed."""
-    src_lines = sum(f.lines for f in ctx.source)
-    if ctx.tests or src_lines < ctx.rules.rules.thresholds.missing_tests_min_lines:
+    added = sum(f.additions for f in ctx.source)
+    if ctx.tests or added < ctx.rules.rules.thresholds.missing_tests_min_lines:
         return None
     top = largest(ctx.source)
     assert top is not None
-    reason = phrase("reason.missing_tests", lines=lines_text(sum(f.additions for f in ctx.source),
-                                                             sum(f.deletions for f in ctx.source)),
+    reason = phrase("reason.missing_tests", lines=lines_text(added, sum(f.deletions for f in ctx.source)),
                     path=top.path, flines=file_lines(top))
     return RiskFinding(tag=RULE.tag, reason=reason, path=top.path, additions=top.additions, deletions=top.deletions)
 
 
-RULE = RiskRule(tag="missing-tests", check=check, cite_largest_file=True)
+RULE = RiskRule(tag="missing-tests", check=check)

@@ -24,4 +24,4 @@ def check(ctx: RiskContext) -> RiskFinding | None:
     return RiskFinding(tag=RULE.tag, reason=reason, ref_number=link.number)
 
 
-RULE = RiskRule(tag="revert", check=check, cite_largest_file=True)
+RULE = RiskRule(tag="revert", check=check)

@@ -20,4 +20,4 @@ def check(ctx: RiskContext) -> RiskFinding | None:
     return None
 
 
-RULE = RiskRule(tag="security-sensitive", check=check, group_paths=lambda r: r.security)
+RULE = RiskRule(tag="security-sensitive", check=check)

@@ -45,7 +45,7 @@ def test_bad_public_url_is_one_line():
 
 
 @pytest.mark.parametrize("query,expected", [
-    ("PR #42202", "core-path change: core path vllm/v1/worker/gpu/model_runner.py"),
+    ("PR #39568", "core-path change: core path vllm/v1/core/sched/scheduler.py"),
     ("本周风险", "风险 · vllm-project/vllm 2026-W20"),
     ("attention this week", "attention backends (attention) · 2026-W20"),
     ("help", "prhub: what you can ask"),
@@ -82,7 +82,7 @@ def _hostile_week(path):
         risky = i % 15 < 4  # 80 of 300
         title = (f"[Bugfix] <!channel> <@U_ALICE> <at id=all></at> <font color='red'>x</font> *b* `c` & "
                  f"修复注意力内核在长序列下的数值溢出问题 ").ljust(250, "长")
-        files = ([{"path": f"vllm/v1/core/sched/m{i}.py", "additions": 40, "deletions": 5}] if risky
+        files = ([{"path": f"vllm/v1/core/sched/m{i}.py", "additions": 140, "deletions": 5}] if risky
                  else [{"path": f"docs/page{i}.md", "additions": 3, "deletions": 1}])
         records.append({"number": n, "title": title, "mergedAt": f"2026-05-{11 + i % 7:02d}T{i % 24:02d}:00:00Z",
                         "url": f"https://github.com/vllm-project/vllm/pull/{n}", "author": {"login": f"dev{i % 40}"},

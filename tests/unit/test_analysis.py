@@ -68,40 +68,57 @@ def test_modules_from_paths_only_with_other_and_primary():
 
 
 def test_core_path_and_missing_tests_reasons_name_path_and_lines():
-    a, _ = analyze(pr(1, "x", [("vllm/v1/worker/gpu_model_runner.py", 25, 10)]))
+    a, _ = analyze(pr(1, "x", [("vllm/v1/worker/gpu_model_runner.py", 125, 10)]),
+                   pr(2, "x", [("vllm/v1/worker/gpu_model_runner.py", 25, 10)]))
     reasons = a[1].reasons("en")
     assert a[1].risk_tags == ("core-path-change", "missing-tests")
-    assert reasons["core-path-change"] == "core path vllm/v1/worker/gpu_model_runner.py (+25/-10)"
-    assert "vllm/v1/worker/gpu_model_runner.py (+25/-10)" in reasons["missing-tests"]
+    assert reasons["core-path-change"] == "core path vllm/v1/worker/gpu_model_runner.py (+125/-10)"
+    assert "vllm/v1/worker/gpu_model_runner.py (+125/-10)" in reasons["missing-tests"]
+    assert a[2].risk_tags == ()  # 35 core lines, 25 added: neither is what a reviewer re-reads
 
 
 def test_missing_tests_threshold_and_test_files():
     a, _ = analyze(
-        pr(1, "x", [("vllm/a.py", 20, 9)]),  # 29 lines: below the threshold
-        pr(2, "x", [("vllm/a.py", 20, 10)]),  # 30 lines
+        pr(1, "x", [("vllm/a.py", 99, 90)]),  # 99 added lines: below the threshold
+        pr(2, "x", [("vllm/a.py", 100, 0)]),  # 100 added
         pr(3, "x", [("vllm/a.py", 200, 10), ("tests/test_a.py", 1, 0)]),
         pr(4, "x", [("vllm/a.py", 200, 10), ("vllm/x/conftest.py", 1, 0)]),
         pr(5, "x", [("docs/a.md", 500, 0)]),
+        pr(6, "x", [("vllm/benchmarks/datasets/datasets.py", 150, 4)]),  # W20 #41576: not behavioural
+        pr(7, "x", [("vllm/model_executor/configs/x.json", 300, 0)]),  # not code
+        pr(8, "x", [("csrc/spinloop.cpp", 204, 0)]),
+        pr(9, "x", [("csrc/moe/k.cu", 0, 400)]),  # a removal adds nothing to test
     )
     assert "missing-tests" not in a[1].risk_tags
     assert "missing-tests" in a[2].risk_tags
     assert "missing-tests" not in a[3].risk_tags
     assert "missing-tests" not in a[4].risk_tags
     assert a[5].risk_tags == ()
+    assert "missing-tests" not in a[6].risk_tags
+    assert "missing-tests" not in a[7].risk_tags
+    assert "missing-tests" in a[8].risk_tags
+    assert "missing-tests" not in a[9].risk_tags
 
 
 def test_tests_removed_large_dependency_security():
     a, _ = analyze(
-        pr(1, "x", [("tests/test_a.py", 0, 5)]),
+        pr(1, "x", [("tests/test_a.py", 0, 55)]),
         pr(2, "x", [("tests/test_a.py", 10, 61)]),
         pr(3, "x", [(f"vllm/m{i}.py", 1, 0) for i in range(31)]),
         pr(4, "x", [("requirements/cuda.txt", 1, 1)]),
         pr(5, "Add TLS certificate checks", [("vllm/x.py", 1, 1)]),
         pr(6, "x", [("vllm/entrypoints/auth_middleware.py", 3, 1)]),
+        pr(7, "x", [("tests/test_a.py", 0, 171), ("tests/test_b.py", 209, 0)]),  # W20 #41826: moved, not lost
+        pr(8, "x", [("tests/test_a.py", 0, 3)]),  # a 3-line list emptied (W20 #42387): no loss worth a look
+        pr(9, "x", [(f"tests/t{i}.py", 50, 0) for i in range(31)] + [("vllm/a.py", 10, 0)]),  # tests: not large
+        pr(10, "x", [("requirements/test/cuda.txt", 4, 4)]),  # a test-only pin breaks no install
     )
-    assert a[1].reasons("en")["tests-removed"] == "test file tests/test_a.py emptied (+0/-5)"
+    assert a[1].reasons("en")["tests-removed"] == "test lines net -55, test file tests/test_a.py emptied (+0/-55)"
     assert "net -51" in a[2].reasons("en")["tests-removed"]
-    assert a[3].reasons("en")["large-change"].startswith("31 files, +31/-0 lines")
+    assert a[3].reasons("en")["large-change"].startswith("31 files outside tests, +31/-0 lines")
+    assert "tests-removed" not in a[7].risk_tags and "tests-removed" not in a[8].risk_tags
+    assert "large-change" not in a[9].risk_tags
+    assert "dependency-change" not in a[10].risk_tags
     assert a[4].reasons("en")["dependency-change"] == "dependency file requirements/cuda.txt (+1/-1)"
     assert a[5].reasons("en")["security-sensitive"] == "security keyword \u201cTLS\u201d in the title"
     assert "auth_middleware.py (+3/-1)" in a[6].reasons("en")["security-sensitive"]

@@ -129,12 +129,30 @@ def test_tests_removed_needs_more_than_the_threshold(deleted, expected):
     assert ("tests-removed" in tags([p], 1)) is expected
 
 
-# -- missing-tests: at least 30 changed source lines and no test file ----------------------------
+# -- missing-tests: at least 100 lines added to behavioural source and no test file ---------------
 
-@pytest.mark.parametrize("lines,expected", [(29, False), (30, True)])
-def test_missing_tests_starts_at_thirty_source_lines(lines, expected):
-    p = pr(1, "Tweak", [("vllm/utils/misc_helpers.py", lines, 0)])
+@pytest.mark.parametrize("lines,expected", [(99, False), (100, True)])
+def test_missing_tests_starts_at_a_hundred_added_source_lines(lines, expected):
+    p = pr(1, "Tweak", [("vllm/utils/misc_helpers.py", lines, 40)])
+    assert VLLM.thresholds.missing_tests_min_lines == 100
     assert ("missing-tests" in tags([p], 1)) is expected
+
+
+# -- core-path-change: at least 100 changed lines in core paths -----------------------------------
+
+@pytest.mark.parametrize("added,expected", [(59, False), (60, True)])  # +59/-40 = 99, +60/-40 = 100
+def test_core_path_change_starts_at_a_hundred_core_lines(added, expected):
+    p = pr(1, "Tweak", [("vllm/v1/worker/gpu_model_runner.py", added, 40), ("tests/test_x.py", 1, 0)])
+    assert VLLM.thresholds.core_path_min_lines == 100
+    assert ("core-path-change" in tags([p], 1)) is expected
+
+
+# -- large-change: more than 1,000 lines or 30 files outside tests ---------------------------------
+
+@pytest.mark.parametrize("added,expected", [(1000, False), (1001, True)])
+def test_large_change_counts_lines_outside_tests(added, expected):
+    p = pr(1, "Big", [("vllm/big.py", added, 0), ("tests/test_big.py", 900, 0)])
+    assert ("large-change" in tags([p], 1)) is expected
 
 
 # -- chat module names: fuzzy match at ratio >= 0.8 ----------------------------------------------

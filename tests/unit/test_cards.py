@@ -51,7 +51,7 @@ def test_risks_answer_shows_the_top_risks(vllm_rules):
     card = risks_card(d, report_url="https://prhub.example.com/r")
     top = [b for b in card.blocks if isinstance(b, PRList) and b.role == "risks"][0]
     assert [i.number for i in top.items] == risky_in_rank_order(d)[:8]
-    assert top.more_text == "8 of 101 shown; all in the full report"
+    assert top.more_text == "8 of 33 shown; all in the full report"
 
 
 def test_no_report_button_without_url():

@@ -10,7 +10,9 @@ def test_every_risk_tag_has_names_and_recommendations():
     for tag in RISK_ORDER:
         for lang in ("en", "zh"):
             assert tr(lang, f"risk.{tag}")
-            assert tr(lang, f"rec.{tag}", prs="#1", n=1, modules="m", min=30)
+            assert tr(lang, f"rec.{tag}", target="#1", prs="#1", n=1, modules="m", min=30, name="x")
+            assert tr(lang, f"obs.{tag}", n=1, name="x", items="#1", prs="#1", min=30, k=1, quotes="q", story="s",
+                      pairs="p")
 
 
 def test_lines_text():

@@ -51,12 +51,18 @@ def test_pr_card_42202(cache, now):
     text = text_of(card)
     assert card.header == "PR #42202"
     assert "[Model Runner V2] Fix `seq_lens_cpu_upper_bound`" in text
-    assert "core-path change: core path vllm/v1/worker/gpu/model_runner.py (+15/-31) and 1 more" in text
-    assert "missing test coverage: +18/-35 source lines" in text
-    for part in ("Author: Nick Hill", "Importance: 3.7", "Labels: v1, model-runner", "Modules: model runner (model-runner)"):
+    # +15/-31 in the model runner, 18 lines added: under the core-path (100) and missing-tests (100) thresholds
+    assert "Risk reasons\nNo risk tags." in text
+    for part in ("Author: Nick Hill", "Importance: 3.3", "Labels: v1, model-runner", "Modules: model runner (model-runner)"):
         assert part in text
     zh = text_of(ask("PR #42202", cache, now, lang="zh"))
-    assert "核心路径变更" in zh and "缺少测试覆盖" in zh
+    assert "没有风险标签。" in zh
+
+
+def test_pr_card_39568_names_its_core_path(cache, now):
+    text = text_of(ask("PR #39568", cache, now))
+    assert "core-path change: core path vllm/v1/core/sched/scheduler.py (+91/-61) and 2 more" in text
+    assert "核心路径变更" in text_of(ask("PR #39568", cache, now, lang="zh"))
 
 
 def test_pr_not_found(cache, now):

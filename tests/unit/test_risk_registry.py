@@ -76,7 +76,11 @@ def test_the_new_rule_is_found_scored_and_written(registry):
     assert round(by[1].importance - by[2].importance, 1) == 0.4  # counts_for_importance: one risk tag
     assert d.risk_tag_counts == {"todo-left": 1}
     assert [(r.kind, r.prs) for r in d.risks] == [("todo-left", (1,))]
-    assert any(r.text == "Open issues for the TODOs of #1." for r in d.recommendations)
+    # its own rec.<tag> text; {prs} refers to the observation (#1 is named in the storyline and the
+    # observation already, and the first recommendation is repeated by the takeaways)
+    assert d.recommendations[0].text == "Open issues for the TODOs of the PRs of risk 1."
+    # no obs.<tag> text: the generic observation sentence names it, its count and its first PR's reason
+    assert d.risks[0].detail == "TODO left: 1 PR (#1: 2 TODOs in the title)."
     zh = _digest(registry, "zh")
     assert {p.number: p.risk_reasons for p in zh.prs}[1] == {"todo-left": "标题中有 2 个 TODO"}
 

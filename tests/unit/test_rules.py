@@ -11,7 +11,8 @@ def test_shipped_rules_load():
     vllm = shipped_rules("vllm")
     assert [m.id for m in vllm.modules][:3] == ["spec-decode", "attention", "moe"]
     assert vllm.key_prs == 24
-    assert vllm.thresholds.missing_tests_min_lines == 30
+    assert vllm.thresholds.missing_tests_min_lines == 100
+    assert (vllm.thresholds.risk_observations, vllm.thresholds.recommendations) == (8, 6)
 
 
 def test_default_rules_by_repository():

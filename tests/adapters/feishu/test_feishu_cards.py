@@ -135,8 +135,8 @@ def test_real_week_cards(vllm_rules):
         assert all(request_body_bytes(c) <= MAX_CARD_BYTES for c in cards)
         text = "\n".join(markdown_of(c) for c in cards)
         risky = sorted((p for p in d.prs if p.risk_tags), key=lambda p: (-p.importance, p.number))
-        assert len(risky) == 101 and all(f"[#{p.number}](" in text for p in risky[:8])
-        assert {"en": "8 of 101 shown", "zh": "已显示 101 个中的 8 个"}[lang] in text
+        assert len(risky) == 33 and all(f"[#{p.number}](" in text for p in risky[:8])
+        assert {"en": "8 of 33 shown", "zh": "已显示 33 个中的 8 个"}[lang] in text
 
 
 def test_an_image_block_is_an_img_element_with_its_img_key():

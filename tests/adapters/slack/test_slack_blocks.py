@@ -128,7 +128,7 @@ def test_real_week_payloads(vllm_rules):
         for m in msgs:
             check_message(m)
         ranked = [p.number for p in sorted((p for p in d.prs if p.risk_tags), key=lambda p: (-p.importance, p.number))]
-        assert len(ranked) == 101 and risk_numbers(msgs) == ranked[:8]
+        assert len(ranked) == 33 and risk_numbers(msgs) == ranked[:8]
 
 
 def _linked(block_text):
@@ -154,7 +154,7 @@ def test_a_300_pr_week_fits_in_four_messages(vllm_rules):
         for m in msgs:
             check_message(m)
         shown = {"en": f"8 of {risky} shown; all in the full report", "zh": f"已显示 {risky} 个中的 8 个，全部见完整报告"}[lang]
-        assert risky == 141 and shown in json.dumps(msgs, ensure_ascii=False)
+        assert risky == 50 and shown in json.dumps(msgs, ensure_ascii=False)
         highlights = [n for m in msgs for b in m["blocks"] if b["block_id"].startswith("highlights-") for n in _linked(b["text"]["text"])]
         key = [n for m in msgs for b in m["blocks"] if b["block_id"].startswith("key_prs-") for n in _linked(b["text"]["text"])]
         assert highlights and key and not set(highlights) & set(key)  # no PR twice
