@@ -32,10 +32,15 @@ def repeats_title(gist: str, title: str) -> bool:
     return not g or g == _norm(title_without_tags(title)) or g in _norm(title)
 
 
+def new_gist(p: AnalyzedPR) -> str:
+    """``p.gist`` when it says more than the title (any language), else ``""``."""
+    return "" if p.gist_source == "title" or repeats_title(p.gist, p.title) else p.gist
+
+
 def shown_gist(p: AnalyzedPR, lang: str) -> str:
     """The gist to show after ``p``'s title in ``lang`` (plain, untrusted text: renderers escape
     it), or ``""`` when it would only repeat the title."""
-    if p.gist_source == "title" or repeats_title(p.gist, p.title):
+    if not new_gist(p):
         return ""
     if lang != "en" and p.gist_source != "model" and not _CJK.search(p.gist):
         return tr(lang, "gist.quoted", text=p.gist)

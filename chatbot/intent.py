@@ -23,6 +23,7 @@ from typing import Any, Generic, Literal, Protocol, TypeVar
 
 from pydantic import BaseModel, ConfigDict
 
+from chatbot.gist_line import new_gist
 from chatbot.cards import DEFAULT_LIMITS, Card, CardLimits, filtered_card, message_card
 from chatbot.entities import Entities, extract, resolve_week
 from chatbot.filters import Filters, people, subject_names
@@ -96,7 +97,7 @@ def _intent_rx(patterns: tuple[tuple[str, tuple[str, ...]], ...]) -> re.Pattern[
 
 def importance_and_gist(p: AnalyzedPR) -> str:
     """A filter answer's default detail line: ``5.6 · what the PR does``."""
-    return " · ".join(x for x in (f"{p.importance:.1f}", p.gist) if x)
+    return " · ".join(x for x in (f"{p.importance:.1f}", new_gist(p)) if x)
 
 
 def text_lang(text: str) -> Literal["en", "zh"]:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 from typing import Literal
 
+from chatbot.gist_line import new_gist
 from chatbot.cards import Card, filtered_card, message_card
 from chatbot.i18n import tr
 from chatbot.intent import AnswerContext, Intent, ParseInput, QueryBase, WeekRef
@@ -79,7 +80,7 @@ def answer(q: AuthorQuery, ctx: AnswerContext) -> Card:
     prs = [p for p in d.prs if keep(p, f, ctx.modules, who)] if found else []
 
     def detail(p: AnalyzedPR) -> str:
-        return f"{p.importance:.1f} · {p.gist}" if p.gist else f"{p.importance:.1f}"
+        return f"{p.importance:.1f} · {new_gist(p)}" if new_gist(p) else f"{p.importance:.1f}"
 
     return filtered_card(d, prs, header=tr(lang, "card.author.header", name=who, week=w.week),
                          count_line=tr(lang, "card.filter.count", n=len(prs), total=d.total_prs),

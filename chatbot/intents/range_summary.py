@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Literal
 
+from chatbot.gist_line import new_gist
 from chatbot.cards import Block, Card, Line, PRItem, PRList, Section, Text, Untrusted, clip, message_card
 from chatbot.entities import RangeRef, weeks_of_range
 from chatbot.filters import Filters, keep, resolve_words, subject_names
@@ -92,7 +93,7 @@ def answer(q: RangeSummaryQuery, ctx: AnswerContext) -> Card:
     ranked = sorted(found, key=lambda p: (-p.importance, p.number))
     shown = ranked[: ctx.limits.list_items]
     items = tuple(PRItem(number=p.number, url=safe_url(p.url), title=clip(p.title, ctx.limits.title_chars),
-                         detail=(Untrusted(text=clip(" · ".join(x for x in (f"{p.importance:.1f}", p.gist) if x),
+                         detail=(Untrusted(text=clip(" · ".join(x for x in (f"{p.importance:.1f}", new_gist(p)) if x),
                                                      ctx.limits.detail_chars)),)) for p in shown)
     if items:
         more = len(ranked) - len(shown)

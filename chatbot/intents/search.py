@@ -28,6 +28,7 @@ import difflib
 import re
 from typing import Literal
 
+from chatbot.gist_line import new_gist
 from chatbot.cards import Card, clip, filtered_card, message_card
 from chatbot.entities import FILLER_EN
 from chatbot.i18n import tr
@@ -204,7 +205,7 @@ def answer(q: SearchQuery, ctx: AnswerContext) -> Card:
     prs = [p for p in d.prs if p.number in scored]
 
     def detail(p: AnalyzedPR) -> str:
-        return " · ".join(x for x in (f"{p.importance:.1f}", *scored[p.number][1][:2], p.gist) if x)
+        return " · ".join(x for x in (f"{p.importance:.1f}", *scored[p.number][1][:2], new_gist(p)) if x)
 
     return filtered_card(d, prs, header=header, count_line=tr(lang, "card.filter.count", n=len(prs), total=d.total_prs),
                          empty_line="", detail=detail, report_url=w.report_url, limits=ctx.limits,
