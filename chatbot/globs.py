@@ -140,8 +140,12 @@ def _literal_components(pattern: str) -> tuple[str, ...] | None:
     return tuple(out)
 
 
+_WILD_TOKEN = re.compile(r"\*+|\?|\[[^\]/]*\]|\[")
+
+
 def _longest_literal(pattern: str) -> str:
-    runs = _WILD.split(pattern.strip().strip("/"))
+    """The longest run of a glob outside its wildcards and ``[...]`` classes (``*[-_.]tpu[-_.]*`` -> ``tpu``)."""
+    runs = _WILD_TOKEN.split(pattern.strip().strip("/"))
     return max(runs, key=len) if runs else ""
 
 
