@@ -25,7 +25,7 @@ from chatbot.gist import extract_gist
 from chatbot.phrases import say
 from chatbot.review_findings import risk_findings
 from chatbot.risks.observations import NAMED_MAX, observations
-from chatbot.storylines import storylines
+from chatbot.storylines import plan, storylines
 from chatbot.i18n import LANGS, has_text, lines_text, tr
 from chatbot.models import (
     AnalyzedPR,
@@ -362,10 +362,7 @@ def digest_from(wa: WeekAnalysis, lang: str, *, skipped_records: int = 0,
     analyzed = [_analyzed(a, graph, lang, rules, repo) for a in analyses]
     by_num = {p.number: p for p in analyzed}
 
-    eligible = sorted(
-        (p for p in analyzed if p.reverted_by is None and not by_a[p.number].docs_only and not by_a[p.number].ci_only),
-        key=_rank_key,
-    )
+    eligible = _eligible(analyzed, by_a)
     key = eligible[: rules.key_prs]
 
     module_churn: dict[str, list[int]] = {}
@@ -398,8 +395,7 @@ def digest_from(wa: WeekAnalysis, lang: str, *, skipped_records: int = 0,
     ai = sum(1 for p in week_prs if compiled.ai_coauthor and any(compiled.ai_coauthor.search(c) for c in p.co_authors))
     bot = sum(1 for p in week_prs if compiled.bot_coauthor and any(compiled.bot_coauthor.search(c) for c in p.co_authors))
 
-    pool = [p for p in eligible if "revert" not in p.risk_tags]
-    themes = storylines(pool, key, {p.number: (p.gist, p.results) for p in analyzed}, rules, lang)
+    themes = storylines(_pool(eligible), key, _gists(analyzed), rules, lang)
     mentions = _mentions(themes, key)
     risk_items = observations(analyzed, rules, lang, risks, refs=_refs_of(analyses), mentions=mentions)
     recs = _recommendations(risk_items, by_num, themes, rules, lang, mentions)
@@ -432,6 +428,57 @@ def digest_from(wa: WeekAnalysis, lang: str, *, skipped_records: int = 0,
         bot_coauthor_share=round(bot / n, 3) if n else 0.0,
         module_names={m: rules.module_display(m, lang) for m in sorted(module_ids, key=lambda m: compiled.module_order.get(m, 0))},
     )
+
+
+def _eligible(analyzed: Sequence[AnalyzedPR], by_a: Mapping[int, PRAnalysis]) -> list[AnalyzedPR]:
+    """PRs that may be key PRs, in rank order: not reverted, not docs-only, not CI-only."""
+    return sorted((p for p in analyzed if p.reverted_by is None and not by_a[p.number].docs_only
+                   and not by_a[p.number].ci_only), key=_rank_key)
+
+
+def _pool(eligible: Sequence[AnalyzedPR]) -> list[AnalyzedPR]:
+    """PRs that may be in a storyline: the eligible ones that are not reverts."""
+    return [p for p in eligible if "revert" not in p.risk_tags]
+
+
+def _gists(analyzed: Sequence[AnalyzedPR]) -> dict[int, tuple[str, tuple[str, ...]]]:
+    return {p.number: (p.gist, p.results) for p in analyzed}
+
+
+def left_out(wa: WeekAnalysis, text: DigestText) -> dict[int, tuple[int | None, str]]:
+    """Why each PR of the week is neither a key PR nor cited by a storyline of ``text`` (the digest
+    of ``wa`` written in a language): ``{number: (rank among the key-PR candidates or None, the rule
+    that kept it out, in English)}``. For comparison tools (``benchmarks/seed_compare.py``)."""
+    by_a = {a.pr.number: a for a in wa.analyses}
+    eligible = _eligible(text.prs, by_a)
+    rank = {p.number: i for i, p in enumerate(eligible, start=1)}
+    key = {p.number for p in text.key_prs}
+    told = {n for t in text.themes for n in t.prs}
+    sp = plan(_pool(eligible), text.key_prs, _gists(text.prs), wa.rules, text.lang)
+    chosen = {t.module: t for t in sp.themes}
+    out: dict[int, tuple[int | None, str]] = {}
+    for p in text.prs:
+        n = p.number
+        if n in key or n in told:
+            continue
+        a = by_a[n]
+        if p.reverted_by is not None:
+            out[n] = (None, f"reverted by #{p.reverted_by}")
+        elif a.docs_only or a.ci_only:
+            out[n] = (None, "docs-only" if a.docs_only else "CI-only")
+        else:
+            why = [f"importance {p.importance} below the key-PR cut ({wa.rules.key_prs})"]
+            g = sp.group_of.get(n)
+            if "revert" in p.risk_tags:
+                why.append("a revert is in no storyline")
+            elif g is None:
+                why.append("in no storyline group (no series, no topic, primary module other)")
+            elif g in chosen:
+                why.append(f"storyline {sp.names[g]!r} cites {len(chosen[g].prs)} PRs, not this one")
+            else:
+                why.append(f"group {sp.names[g]!r} not chosen: {sp.left_out.get(g, '?')}")
+            out[n] = (rank[n], "; ".join(why))
+    return out
 
 
 _REPO_URL = re.compile(r"^https?://[^/]+/([A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+)/pull/\d+")

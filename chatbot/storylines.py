@@ -92,6 +92,19 @@ def _sentence(group: _Group, gists: dict[int, tuple[str, tuple[str, ...]]], lang
     return sentence
 
 
+@dataclass(frozen=True)
+class StorylinePlan:
+    """How the week's storylines were chosen: the chosen :attr:`themes`, the candidate group each
+    pool PR was placed in (:attr:`group_of`, a storyline key) and, for each candidate group not
+    chosen, the rule that left it out (:attr:`left_out`, English, for tools such as
+    ``benchmarks/seed_compare.py``)."""
+
+    themes: tuple[Theme, ...]
+    group_of: dict[int, str]
+    names: dict[str, str]
+    left_out: dict[str, str]
+
+
 def storylines(
     pool: Sequence[AnalyzedPR],
     key: Sequence[AnalyzedPR],
@@ -112,6 +125,51 @@ def storylines(
         Themes whose ``prs`` are disjoint across themes; ``module`` is the storyline key
         (``series:<stem>``, ``topic:<id>`` or a module id) and ``summary`` its sentence.
     """
+    return list(plan(pool, key, gists, rules, lang).themes)
+
+
+def plan(
+    pool: Sequence[AnalyzedPR],
+    key: Sequence[AnalyzedPR],
+    gists: dict[int, tuple[str, tuple[str, ...]]],
+    rules: Rules,
+    lang: str,
+) -> StorylinePlan:
+    """The :class:`StorylinePlan` behind :func:`storylines` (same arguments)."""
+    groups = _groups(pool, rules, lang)
+    key_nums = {p.number for p in key}
+    ranked = []
+    left_out: dict[str, str] = {}
+    for g in groups.values():
+        if len(g.prs) < 2:
+            left_out[g.key] = "a storyline needs two PRs"
+            continue
+        if not any(p.number in key_nums for p in g.prs):
+            left_out[g.key] = "a storyline needs a key PR"
+            continue
+        g.prs.sort(key=lambda x: (-x.importance, x.number))
+        weight = round(sum(p.importance for p in g.prs[:CITED_MAX]), 2)
+        ranked.append((weight, g))
+    ranked.sort(key=lambda wg: (-wg[0], wg[1].name))
+    themes: list[Theme] = []
+    top = ranked[0][0] if ranked else 0.0
+    cap = rules.thresholds.themes_max
+    for i, (weight, g) in enumerate(ranked, start=1):
+        if i > cap:
+            left_out[g.key] = f"ranked {i}, beyond themes_max {cap}"
+            continue
+        if len(themes) >= 2 and weight < 0.25 * top:
+            left_out[g.key] = f"weight {weight} under a quarter of the first ({top})"
+            continue  # a minor storyline next to the week's main ones
+        themes.append(Theme(module=g.key, name=g.name, weight=weight, prs=tuple(p.number for p in g.prs[:CITED_MAX]),
+                            summary=_sentence(g, gists, lang)))
+    group_of = {p.number: g.key for g in groups.values() for p in g.prs}
+    return StorylinePlan(themes=tuple(themes), group_of=group_of, names={g.key: g.name for g in groups.values()},
+                         left_out=left_out)
+
+
+def _groups(pool: Sequence[AnalyzedPR], rules: Rules, lang: str) -> dict[str, _Group]:
+    """Candidate storyline groups of the pool: series, then topics, then primary modules."""
     stems: dict[str, list[AnalyzedPR]] = {}
     for p in pool:
         stem = series_stem(p.title)
@@ -149,20 +207,4 @@ def storylines(
         mod = p.primary_module
         g = groups.setdefault(mod, _Group("module", mod, rules.module_display(mod, lang), []))
         g.prs.append(p)
-    key_nums = {p.number for p in key}
-    ranked = []
-    for g in groups.values():
-        if len(g.prs) < 2 or not any(p.number in key_nums for p in g.prs):
-            continue
-        g.prs.sort(key=lambda x: (-x.importance, x.number))
-        weight = round(sum(p.importance for p in g.prs[:CITED_MAX]), 2)
-        ranked.append((weight, g))
-    ranked.sort(key=lambda wg: (-wg[0], wg[1].name))
-    themes: list[Theme] = []
-    top = ranked[0][0] if ranked else 0.0
-    for weight, g in ranked[: rules.thresholds.themes_max]:
-        if len(themes) >= 2 and weight < 0.25 * top:
-            break  # a minor storyline next to the week's main ones
-        themes.append(Theme(module=g.key, name=g.name, weight=weight, prs=tuple(p.number for p in g.prs[:CITED_MAX]),
-                            summary=_sentence(g, gists, lang)))
-    return themes
+    return groups

@@ -25,7 +25,8 @@ TIMEOUT_S = 150
 def test_benchmarks_are_found() -> None:
     """The glob sees the scripts (a moved directory would silently test nothing)."""
     names = {p.name for p in BENCHMARKS}
-    assert {"chat_load.py", "pdf_speed.py", "startup.py", "history_scale.py", "yardstick.py"} <= names
+    assert {"chat_load.py", "pdf_speed.py", "startup.py", "history_scale.py", "yardstick.py",
+             "seed_compare.py"} <= names
 
 
 @pytest.mark.parametrize("script", BENCHMARKS, ids=[p.stem for p in BENCHMARKS])
