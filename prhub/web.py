@@ -32,6 +32,7 @@ from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
 from prhub.clock import SYSTEM_CLOCK
+from scheduler import claims
 from scheduler.owner import ProcessOwner
 from chatbot.cards import CardLimits
 from chatbot.inbound import ActionHandler, ChatService
@@ -63,11 +64,6 @@ def _now_fn(clock: Any) -> Callable[[], datetime]:
     return clock  # type: ignore[no-any-return]
 
 
-CLAIM_STALE = timedelta(seconds=60)
-"""An unanswered event claim of a process whose liveness cannot be checked (another host) may be
-taken over by a retry after this long (Slack retries after 1 and 5 minutes)."""
-
-
 class PurgingEventLog:
     """The store's ``claim_event``, purging records older than the retention every ``every``.
 
@@ -78,7 +74,7 @@ class PurgingEventLog:
     """
 
     def __init__(self, store: Any, retention: timedelta, every: timedelta = timedelta(minutes=10),
-                 owner: ProcessOwner | None = None, stale: timedelta = CLAIM_STALE) -> None:
+                 owner: ProcessOwner | None = None, stale: timedelta = claims.CLAIM_STALE) -> None:
         self.store = store
         self.retention = retention
         self.every = every
@@ -87,15 +83,12 @@ class PurgingEventLog:
         self._last: datetime | None = None
         self._lock = threading.Lock()
 
-    def _reclaimable(self, now: datetime) -> Callable[[str | None, datetime], bool]:
-        """An unanswered claim is taken over when its owner is a dead process of this host, or when
-        its owner cannot be checked (another host, none) and it is older than :attr:`stale`; a
-        live owner of this host keeps it (a slow answer is not answered twice)."""
-        def reclaimable(owner: str | None, received_at: datetime) -> bool:
-            if self.owner.is_local(owner):
-                return self.owner.is_dead(owner)
-            return now - received_at >= self.stale
-        return reclaimable
+    def _reclaimable(self, now: datetime) -> Callable[[str | None, datetime, bool], bool]:
+        """The store's take-over test at ``now``: :func:`scheduler.claims.reclaimable` with this
+        process's liveness checks and :attr:`stale`."""
+        def test(owner: str | None, received_at: datetime, answered: bool) -> bool:
+            return claims.reclaimable(owner, received_at, answered, now, self.owner, self.stale)
+        return test
 
     def mark_event_answered(self, platform: str, key: str, now: datetime) -> None:
         """See ``SqlStore.mark_event_answered``."""

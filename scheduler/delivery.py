@@ -5,7 +5,7 @@ For each part of a message to one destination, in order:
 1. Claim the part's delivery-log row as ``sending`` (the unique key lets one replica win).
 2. If the row already existed: ``sent`` -> reuse its message id ("already sent"); ``sending`` ->
    reconcile with :meth:`ChatDelivery.find_sent` first; found -> mark it ``sent``; not found ->
-   take it over only when it is stale (:meth:`Deliverer.stale`: untouched for ``lease_seconds``,
+   take it over only when it is stale (:meth:`Deliverer.stale`, the rules of :mod:`scheduler.claims`: untouched for ``lease_seconds``,
    or its owner is known dead: a process of this host that no longer runs, or a row handed back
    at shutdown), or when it predates this process and the platform de-duplicates re-sends by key
    (Feishu's 1-hour ``uuid``); otherwise another process is sending it: skip. ``failed`` -> taken
@@ -42,6 +42,7 @@ from chatbot.deliveries import FAILED, SENDING, SENT, DeliveryKey, DeliveryLog, 
 from chatbot.errors import DeliveryError
 from chatbot.ports import (ChatDelivery, Clock, Destination, SentMessage, dedup_window_seconds, image_uploader,
                            rate_limit_reasons)
+from scheduler.claims import lease_expired, resend_deduplicated
 from scheduler.config import DeliverySettings
 from scheduler.metrics import METRICS, Metrics
 from scheduler.owner import ProcessOwner
@@ -163,8 +164,7 @@ class Deliverer:
     def stale(self, row: DeliveryRecord) -> bool:
         """Whether the ``sending`` ``row`` may be taken over: its lease ran out (``updated_at``
         older than ``lease_seconds``) or its owner is known dead (see :class:`ProcessOwner`)."""
-        age = (self._clock.now() - row.updated_at).total_seconds()
-        return age >= self._settings.lease_seconds or self._owner.is_dead(row.owner)
+        return lease_expired(row.owner, row.updated_at, self._clock.now(), self._settings.lease_seconds, self._owner)
 
     def delivery_for(self, platform: str) -> ChatDelivery | None:
         """The delivery of ``platform`` (``slack``/``feishu``), or None when not configured."""
@@ -316,11 +316,10 @@ class Deliverer:
                 self._log.mark_delivery_sent(key, found.message_id, found.thread_id, self._clock.now())
                 self._metrics.inc("prhub_deliveries_skipped_total", platform=key.platform)
                 return PartOutcome(key, SENT, found.message_id, found.thread_id or found.message_id, already=True)
-            age = (self._clock.now() - row.updated_at).total_seconds()
-            dedup = dedup_window_seconds(delivery)
-            stale = self.stale(row)
-            safe_resend = row.updated_at < self._started_at and age < dedup
-            if not (stale or safe_resend):
+            now = self._clock.now()
+            age = (now - row.updated_at).total_seconds()
+            if not (self.stale(row)
+                    or resend_deduplicated(row.updated_at, self._started_at, now, dedup_window_seconds(delivery))):
                 log.info("delivery %s: already being sent by another process (row %.0f s old): skipping", key, age)
                 self._metrics.inc("prhub_deliveries_skipped_total", platform=key.platform)
                 return PartOutcome(key, "skipped", reason="sending elsewhere")

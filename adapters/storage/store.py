@@ -1012,23 +1012,24 @@ class SqlStore:
     # -- inbound event de-duplication (chatbot.events.EventLog) -------------------------------
 
     def claim_event(self, platform: str, key: str, now: datetime, owner: str | None = None,
-                    reclaimable: Callable[[str | None, datetime], bool] | None = None) -> bool:
+                    reclaimable: Callable[[str | None, datetime, bool], bool] | None = None) -> bool:
         """Record an inbound chat event as accepted for processing by ``owner``, once.
 
         ``INSERT ... ON CONFLICT DO NOTHING`` on ``(platform, event_key)``: across retries,
-        twins, replicas and restarts exactly one caller gets True. A claim that was never marked
-        answered (:meth:`mark_event_answered`) and for which ``reclaimable(owner, received_at)``
-        holds (its owner died between the ack and the reply; issue 9) is taken over by one caller:
-        a compare-and-set ``UPDATE`` on the row's owner and ``received_at``, so of two replicas
-        retrying at once one wins. Keys longer than 255 chars are replaced by their SHA-256.
+        twins, replicas and restarts exactly one caller gets True. A claim for which
+        ``reclaimable(owner, received_at, answered)`` holds (the rule is
+        :func:`scheduler.claims.reclaimable`: its owner died between the ack and the reply; issue 9)
+        is taken over by one caller: a compare-and-set ``UPDATE`` on the row's owner and
+        ``received_at`` while it is still unanswered (:meth:`mark_event_answered`), so of two
+        replicas retrying at once one wins. Keys longer than 255 chars are replaced by their SHA-256.
 
         Args:
             platform: ``slack`` or ``feishu``.
             key: the event's de-duplication key (``T_TEST:C_DIGEST:1718000000.000100``, ``om_...``).
             now: the bot's clock (aware).
             owner: the claiming process (``host:pid:start``, scheduler.owner.ProcessOwner.token).
-            reclaimable: ``(previous owner, its received_at) -> bool`` for an unanswered claim;
-                None: never taken over.
+            reclaimable: ``(previous owner, its received_at, answered) -> bool`` for an existing
+                claim; None: never taken over.
 
         Returns:
             True for the first claim of ``key`` (or a take-over); False when it was claimed before.
@@ -1053,7 +1054,7 @@ class SqlStore:
                 return False
             row = conn.execute(select(t.c.owner, t.c.received_at, t.c.answered_at)
                                .where(t.c.platform == platform, t.c.event_key == key)).first()
-            if row is None or row.answered_at is not None or not reclaimable(row.owner, row.received_at):
+            if row is None or not reclaimable(row.owner, row.received_at, row.answered_at is not None):
                 return False
             same_owner = t.c.owner.is_(None) if row.owner is None else t.c.owner == row.owner
             taken = conn.execute(t.update().where(t.c.platform == platform, t.c.event_key == key,
