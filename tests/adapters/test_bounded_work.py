@@ -171,6 +171,6 @@ def test_the_reply_workers_and_the_slack_pool_are_sized_together(tmp_path, provi
             assert app.reply_executors["feishu"].inner._max_workers == 5
             assert app.reply_executors["slack"].capacity == 20
         finally:
-            app.probe.stop()
+            app.close()
             for ex in app.reply_executors.values():
                 ex.shutdown()

@@ -61,6 +61,7 @@ class Setup:
             return
         self.server.stop()
         self.server = None
+        self.app.close()  # the reply outbox's worker and the platform probes
         for pool in self.app.reply_executors.values():
             pool.shutdown(wait=True)
 
@@ -224,6 +225,7 @@ def test_a_feishu_admin_approves_through_the_card_callback(tmp_path, store, monk
             assert r.status == 200 and r.json()["toast"]["type"] == "info"
         finally:
             server.stop()
+            app.close()
             for pool in app.reply_executors.values():
                 pool.shutdown(wait=True)
         assert len([m for m in feishu.messages if m.get("target") == "oc_ex"]) >= 1

@@ -144,3 +144,23 @@ class _Down:
     def __init__(self, fake: FakeFeishu, port: int) -> None:
         self.app_id, self.app_secret, self.url = fake.app_id, fake.app_secret, f"http://127.0.0.1:{port}"
 
+
+
+def test_the_worker_stops_with_one_line_when_its_table_is_gone(tmp_path, caplog):
+    """A store whose ``reply_outbox`` was dropped under the running worker (a test's database removed
+    before its app was closed): the thread ends after one warning instead of logging every poll."""
+    from adapters.storage import SqlStore
+    from prhub.clock import SYSTEM_CLOCK
+    from prhub.outbox import StoreOutbox
+
+    with SqlStore.open(f"sqlite:///{tmp_path / 'gone.db'}", clock=SYSTEM_CLOCK) as store:
+        with store.engine.begin() as conn:
+            REPLY_OUTBOX.drop(conn)
+        outbox = StoreOutbox(store, poll=0.01)
+        with caplog.at_level(logging.WARNING, logger="prhub.outbox"):
+            outbox.start()
+            assert outbox._thread is not None
+            outbox._thread.join(timeout=10)
+            assert not outbox._thread.is_alive()
+    gone = [r.getMessage() for r in caplog.records if "reply outbox" in r.getMessage()]
+    assert len(gone) == 1 and gone[0].startswith("reply outbox: its table is gone (") and "worker stopped" in gone[0]

@@ -50,6 +50,7 @@ def bot(tmp_path, feishu, provider):
     assert feishu.wait_for(lambda: conns.describe()[0]["connected"])  # the client has taken the socket
     yield type("Bot", (), {"app": app, "store": store, "pool": pool, "connections": conns})
     conns.stop()
+    app.close()  # the reply outbox's worker and the platform probes
     pool.shutdown(wait=True)
     store.close()
 

@@ -61,6 +61,7 @@ class Replica:
 
     def close(self):
         self.connections.stop()
+        self.app.close()  # the reply outbox's worker and the platform probes
         self.pool.shutdown(wait=True)
         self.store.close()
 
