@@ -26,7 +26,6 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime, timedelta, timezone
-from typing import TYPE_CHECKING
 
 from chatbot.actions import ActionValue, button, decode, problem_card, with_buttons
 from chatbot.admins import admin_user
@@ -38,10 +37,7 @@ from chatbot.ports import Clock, Destination
 from chatbot.subscriptions import Requester
 from chatbot.weeks import IsoWeek, load_zone
 from scheduler.config import DAY_NAMES, _WEEKLY_RE, BotConfig, RepositoryConfig
-from scheduler.delivery import Deliverer
-
-if TYPE_CHECKING:
-    from scheduler.jobs import DigestJob, JobReport
+from scheduler.delivery import Deliverer, JobReport
 
 log = logging.getLogger(__name__)
 
@@ -97,7 +93,7 @@ class Approvals:
         self._run: Callable[[str, IsoWeek], JobReport] | None = None
 
     def attach(self, run: Callable[[str, IsoWeek], JobReport]) -> None:
-        """How an approved week is posted (the :class:`DigestJob` sets its own ``run``)."""
+        """How an approved week is posted (the :class:`scheduler.jobs.DigestJob` sets its own ``run``)."""
         self._run = run
 
     # -- the weekly job's gate ---------------------------------------------------------------------

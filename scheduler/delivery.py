@@ -129,6 +129,25 @@ class ChartOutcome:
     """The chart's title when it was drawn in this run (alt text for a card image)."""
 
 
+@dataclass
+class JobReport:
+    """What one run did: the week, the outcome per destination and per subscriber, and problems."""
+
+    repo: str
+    week: str
+    status: str = "ok"
+    digests: list[DestinationOutcome] = field(default_factory=list)
+    slices: list[DestinationOutcome] = field(default_factory=list)
+    charts: list[ChartOutcome] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)
+    retry_at: datetime | None = None
+
+    @property
+    def unsent(self) -> list[str]:
+        """``platform:target`` of every destination (digest or slice) with a failed or unsent part."""
+        return [f"{o.destination.platform}:{o.destination.target}" for o in [*self.digests, *self.slices] if o.unsent]
+
+
 class Deliverer:
     """Posts message parts exactly once per delivery key, through one :class:`ChatDelivery` per platform."""
 

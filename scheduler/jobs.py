@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING
 
@@ -33,7 +32,7 @@ from chatbot.ports import Clock, Destination, image_uploader
 from chatbot.slices import slice_card
 from chatbot.weeks import IsoWeek, load_zone
 from scheduler.config import BotConfig, RepositoryConfig
-from scheduler.delivery import ChartOutcome, ChartSource, Deliverer, DestinationOutcome, Stopping
+from scheduler.delivery import ChartOutcome, ChartSource, Deliverer, DestinationOutcome, JobReport, Stopping
 from scheduler.metrics import METRICS, Metrics
 
 if TYPE_CHECKING:
@@ -68,25 +67,6 @@ when there is nothing to chart. ``prhub/bot.py`` injects one built on matplotlib
 def week_for(fire_time: datetime, week_tz: str) -> IsoWeek:
     """The ISO week (in ``week_tz``) that ended at or before ``fire_time`` (aware)."""
     return IsoWeek.containing(fire_time, load_zone(week_tz)).previous()
-
-
-@dataclass
-class JobReport:
-    """What one run did: the week, the outcome per destination and per subscriber, and problems."""
-
-    repo: str
-    week: str
-    status: str = "ok"
-    digests: list[DestinationOutcome] = field(default_factory=list)
-    slices: list[DestinationOutcome] = field(default_factory=list)
-    charts: list[ChartOutcome] = field(default_factory=list)
-    problems: list[str] = field(default_factory=list)
-    retry_at: datetime | None = None
-
-    @property
-    def unsent(self) -> list[str]:
-        """``platform:target`` of every destination (digest or slice) with a failed or unsent part."""
-        return [f"{o.destination.platform}:{o.destination.target}" for o in [*self.digests, *self.slices] if o.unsent]
 
 
 class DigestJob:
