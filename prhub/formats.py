@@ -12,14 +12,27 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from chatbot.errors import InputError
 
 if TYPE_CHECKING:
     from chatbot.models import DigestText
     from chatbot.render.html import PageLink
-    from prhub.report import Report
+
+
+class LongForm(Protocol):
+    """What the formats that need the full report ask of it (:class:`prhub.report.Report`): its
+    page and its PDF. A protocol, so that the registry does not import the report module that
+    dispatches through it."""
+
+    def html(self, links: Sequence[PageLink] = ()) -> str:
+        """The report page, with ``links`` in its header."""
+        ...
+
+    def pdf(self) -> bytes:
+        """The report as PDF."""
+        ...
 
 
 @dataclass(frozen=True)
@@ -27,7 +40,7 @@ class Rendering:
     """What a renderer gets: the digest, the full report when the format needs one, page links."""
 
     digest: DigestText
-    report: Report | None = None
+    report: LongForm | None = None
     links: Sequence[PageLink] = ()
 
 
@@ -63,17 +76,13 @@ def _chat(platform: str) -> Callable[[Rendering], bytes]:
 
 
 def _html(r: Rendering) -> bytes:
-    from prhub.report import report_html
-
     assert r.report is not None
-    return report_html(r.report, r.links).encode("utf-8")
+    return r.report.html(r.links).encode("utf-8")
 
 
 def _pdf(r: Rendering) -> bytes:
-    from prhub.report import report_pdf
-
     assert r.report is not None
-    return report_pdf(r.report)
+    return r.report.pdf()
 
 
 FORMATS: dict[str, OutputFormat] = {f.name: f for f in (

@@ -225,6 +225,14 @@ class Report:
     trends: Trends | None
     charts: tuple[ChartImage, ...]
 
+    def html(self, links: Sequence[PageLink] = ()) -> str:
+        """The report page (:func:`report_html`)."""
+        return report_html(self, links)
+
+    def pdf(self) -> bytes:
+        """The report as PDF (:func:`report_pdf`)."""
+        return report_pdf(self)
+
 
 def build_report(digest: DigestText, lookup: PrLookup | None, rules: Rules, *, charts: bool = True) -> Report:
     """History and the last :data:`REPORT_TREND_WEEKS` weeks' trend from ``lookup`` (none without one),
