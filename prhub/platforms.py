@@ -1,6 +1,6 @@
 """The chat-platform registry: the one place that knows which chat platforms exist.
 
-Each :class:`Platform` names its adapter's three parts as the core needs them — a
+Each :class:`adapters.platform.Platform` names its adapter's parts as the core needs them — a
 :class:`chatbot.ports.ChatDelivery` for weekly posts (which also states the platform's delivery
 policy), and optionally the inbound endpoints that turn its events into
 :class:`chatbot.inbound.InboundMessage` for the shared :class:`chatbot.inbound.ChatService` —
@@ -15,67 +15,16 @@ platform is configured.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, field
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
+
+from adapters.platform import Mount, Platform
 
 if TYPE_CHECKING:
     from chatbot.inbound import ChatService
     from chatbot.ports import ChatDelivery
-    from prhub.config import Settings
 
-WSGIApp = Callable[[dict[str, Any], Callable[..., Any]], Iterable[bytes]]
-
-
-@dataclass(frozen=True)
-class Mount:
-    """A platform's inbound endpoints: every path under ``prefix`` goes to ``app`` (None when the
-    platform receives events over an outbound connection only: Socket Mode, the long connection);
-    ``handle`` is the platform object :mod:`prhub.connections` and tests use (the bolt App, the
-    Feishu handlers)."""
-
-    prefix: str
-    app: WSGIApp | None
-    handle: Any = None
-    check: Callable[[], None] | None = None
-    """Connection check run (and retried with backoff) at start; raises while the platform cannot
-    be reached. None: the platform is not checked (see ``status``)."""
-    status: str = ""
-    """Without a ``check``: ``off: why`` when the endpoints are not up although asked for (for
-    ``/healthz``); ``""`` when nothing is to be reported."""
-    resend: Callable[[dict[str, Any]], dict[str, Any] | None] | None = None
-    """Posts a reply payload the platform's listeners queued in the reply outbox (``prhub/outbox.py``):
-    None when all of it was posted, else the payload of what is left (with its ``error``)."""
-
-
-@dataclass(frozen=True)
-class Platform:
-    """One chat platform.
-
-    Attributes:
-        name: registry name, also the key of the YAML shorthand (``{slack: C0123}``).
-        credentials: the environment variables it needs to post, for error messages.
-        can_send: the settings hold the credentials to post.
-        delivery: builds its :class:`ChatDelivery` (called only when ``can_send``).
-        wants_inbound: any of its inbound settings is set (chat endpoints are to be mounted).
-        mount: builds its inbound endpoints around the shared chat pipeline (options: ``executor``,
-            where replies run; ``pool_size``, the API connections to keep alive); raises
-            :class:`prhub.config.SettingsError` when half configured. None: post-only platform.
-        admins: user ids from the environment allowed to subscribe a channel.
-        inbound_problem: why, with these settings, ``prhub serve`` would refuse this platform's
-            inbound endpoints or run them deaf, as ``(what, fix)``; None when events can arrive
-            (asked by ``config check`` and ``doctor`` when ``wants_inbound``).
-    """
-
-    name: str
-    credentials: str
-    can_send: Callable[[Settings], bool]
-    delivery: Callable[[Settings], ChatDelivery]
-    wants_inbound: Callable[[Settings], bool] = lambda s: False
-    mount: Callable[[Settings, ChatService, Mapping[str, Any]], Mount] | None = None
-    admins: Callable[[Settings], frozenset[str]] = field(default=lambda s: frozenset())
-    inbound_problem: Callable[[Settings], tuple[str, str] | None] = lambda s: None
-
+__all__ = ["PLATFORMS", "Mount", "Platform", "get", "names", "register"]
 
 PLATFORMS: dict[str, Platform] = {}
 """The registry, by name, in registration order."""
@@ -109,13 +58,13 @@ def get(name: str) -> Platform:
 # -- Slack ------------------------------------------------------------------------------------------
 
 
-def _slack_delivery(settings: Settings) -> ChatDelivery:
+def _slack_delivery(settings: Any) -> ChatDelivery:
     from adapters.slack.delivery import SlackDelivery, web_client
 
     return SlackDelivery(web_client(settings.secret("slack_bot_token"), base_url=settings.slack_api_url))
 
 
-def _slack_mount(settings: Settings, chat: ChatService, options: Mapping[str, Any]) -> Mount:
+def _slack_mount(settings: Any, chat: ChatService, options: Mapping[str, Any]) -> Mount:
     settings.require_slack()
     from adapters.slack.app import check_slack, create_slack_app, create_slack_wsgi, resend_reply
 
@@ -131,7 +80,7 @@ def _slack_mount(settings: Settings, chat: ChatService, options: Mapping[str, An
 # -- Feishu / Lark ----------------------------------------------------------------------------------
 
 
-def _feishu_delivery(settings: Settings) -> ChatDelivery:
+def _feishu_delivery(settings: Any) -> ChatDelivery:
     from adapters.feishu.delivery import FeishuDelivery, lark_client
 
     assert settings.feishu_app_id is not None
@@ -139,7 +88,7 @@ def _feishu_delivery(settings: Settings) -> ChatDelivery:
                                       domain=settings.feishu_api_url))
 
 
-def _feishu_mount(settings: Settings, chat: ChatService, options: Mapping[str, Any]) -> Mount:
+def _feishu_mount(settings: Any, chat: ChatService, options: Mapping[str, Any]) -> Mount:
     settings.require_feishu()
     from adapters.feishu.app import FeishuChat, create_feishu_dispatcher, create_feishu_wsgi
 
