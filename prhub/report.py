@@ -137,12 +137,15 @@ def lookup_service(lookup: PrLookup, rules: Rules | Callable[[str], Rules], tz: 
     return DigestService(prs, rules_for=rules_for, tz_for=lambda _repo: tz, version=version, cache_size=cache_size)
 
 
-def history_for(lookup: PrLookup, digest: DigestText, rules: Rules) -> WeekHistory:
+def history_for(lookup: PrLookup, digest: DigestText, rules: Rules, *,
+                known: Sequence[WeekStats] = ()) -> WeekHistory:
     """Week-over-week comparison and new contributors of ``digest`` from the PRs ``lookup`` holds.
 
     The previous week counts as stored when ``lookup`` has at least one PR merged in it. Whole PRs are
     read only for the previous week (plus :data:`CONTEXT_DAYS`); "anything earlier", the oldest merge
     and the authors seen before are aggregates, so the cost is flat as the stored history grows.
+    ``known``: stats of weeks already analysed from the same ``lookup`` (the report's trend rows);
+    the previous week's are taken from there instead of analysing it again.
     """
     zone = load_zone(digest.tz)
     week = IsoWeek.parse(digest.week)
@@ -150,7 +153,10 @@ def history_for(lookup: PrLookup, digest: DigestText, rules: Rules) -> WeekHisto
     previous: WeekStats | None = None
     prev = week.previous()
     pstart, pend = prev.utc_window(zone)
-    if lookup.any_merged_between(digest.repo, pstart, pend):
+    stored = lookup.any_merged_between(digest.repo, pstart, pend)
+    if stored:
+        previous = next((st for st in known if st.week == str(prev)), None)
+    if stored and previous is None:
         prev_prs = lookup.merged_between(digest.repo, pstart - timedelta(days=CONTEXT_DAYS), start)
         previous = week_stats(write(build_digest(prev_prs, repo=digest.repo, week=prev, rules=rules, tz=digest.tz),
                                     digest.lang))
@@ -239,9 +245,9 @@ def build_report(digest: DigestText, lookup: PrLookup | None, rules: Rules, *, c
     and the charts (matplotlib) unless ``charts`` is False."""
     history = trends = None
     if lookup is not None:
-        history = history_for(lookup, digest, rules)
         trends = trends_for(lookup, digest.repo, trend_weeks(IsoWeek.parse(digest.week), REPORT_TREND_WEEKS),
                             digest.tz, rules, digest.lang)
+        history = history_for(lookup, digest, rules, known=[w.stats for w in trends.weeks])  # its week once
     images: tuple[ChartImage, ...] = ()
     if charts and digest.total_prs:
         from adapters.report.charts import chart_images
