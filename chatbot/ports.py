@@ -192,6 +192,57 @@ class ImageUploader(Protocol):
         ...
 
 
+@dataclass(frozen=True)
+class FileUpload:
+    """A file to post into a conversation (the full report when no public URL can link to it).
+
+    Attributes:
+        data: the file's bytes.
+        filename: the name readers see and save it as (``vllm-project-vllm-2026-W20.pdf``).
+        title: a plain-text title (Slack shows it above the file).
+        kind: what the file is, by its suffix (``pdf``); platforms map it to their own file types.
+    """
+
+    data: bytes
+    filename: str
+    title: str
+    kind: str = "pdf"
+
+
+class FileUploader(Protocol):
+    """Optional capability of a :class:`ChatDelivery`: posting a file into a conversation (Slack
+    ``files_upload_v2``, Feishu ``im/v1/files`` then a ``file`` message). A platform adds it by
+    implementing :meth:`upload_file` and :attr:`max_file_bytes`; the core and the scheduler only ask
+    for "attach this file" and never know how.
+    """
+
+    max_file_bytes: int
+    """The largest file the platform takes (bytes); a larger one is not sent."""
+
+    def upload_file(self, destination: Destination, file: FileUpload, *, thread: str | None,
+                    delivery_key: str) -> str:
+        """Post ``file`` to ``destination``, in ``thread`` (a message id) when given.
+
+        Called at most once per delivery key by its callers (a retried upload could show twice;
+        ``delivery_key`` also goes to platforms that de-duplicate by key).
+
+        Returns:
+            The platform's reference of the posted file (Slack file id, Feishu message id).
+
+        Raises:
+            chatbot.errors.DeliveryError: the platform refused or failed.
+        """
+        ...
+
+
+def file_uploader(delivery: object) -> FileUploader | None:
+    """``delivery`` as a :class:`FileUploader` when it implements ``upload_file`` and states
+    ``max_file_bytes``, else None (a wrapper or test double without it attaches nothing)."""
+    if callable(getattr(delivery, "upload_file", None)) and isinstance(getattr(delivery, "max_file_bytes", None), int):
+        return delivery  # type: ignore[return-value]
+    return None
+
+
 def dedup_window_seconds(delivery: object) -> float:
     """``delivery.dedup_window_seconds`` (0.0 when a wrapper or double does not state it)."""
     value: object = getattr(delivery, "dedup_window_seconds", 0.0)

@@ -13,6 +13,11 @@ Feishu answers API errors with a non-zero ``code`` (sometimes with HTTP 200). Ev
 :meth:`FeishuDelivery.upload_image` uploads the weekly chart with ``im.v1.image.create``
 (``image_type="message"``); the returned ``image_key`` goes into the first card as an ``img``
 element (``img_key``), so the image is uploaded before that card is sent.
+
+:meth:`FeishuDelivery.upload_file` posts the full report (a PDF) when no public URL can link to it:
+``im.v1.file.create`` (``POST /open-apis/im/v1/files``, multipart ``file_type``, ``file_name``,
+``file``) answers a ``file_key``, then a ``msg_type="file"`` message carrying it goes to the chat
+(a reply in part 1's thread when given), with the delivery key's ``uuid``.
 """
 
 from __future__ import annotations
@@ -28,12 +33,16 @@ from adapters.feishu.cards import card_json, cards_to_feishu, request_body
 from adapters.feishu.openapi import FeishuApi, FeishuResponse, TokenError
 from chatbot.cards import Card
 from chatbot.errors import DeliveryError
-from chatbot.ports import Destination, SentMessage
+from chatbot.ports import Destination, FileUpload, SentMessage
 
 log = logging.getLogger(__name__)
 
 DEFAULT_DOMAIN = "https://open.feishu.cn"
 UUID_MAX = 50
+MAX_FILE_BYTES = 30 * 1024 * 1024
+"""Feishu's ``im/v1/files`` takes files up to 30 MB (and none of 0 bytes)."""
+FILE_TYPES = frozenset({"opus", "mp4", "pdf", "doc", "xls", "ppt"})
+"""The ``file_type`` values ``im/v1/files`` knows; any other file goes as ``stream``."""
 THROTTLED = frozenset({230020, 99991400})
 PERMANENT = frozenset({
     230001, 230002, 230006, 230011, 230013, 230017, 230025, 230099, 11310,
@@ -97,6 +106,8 @@ class FeishuDelivery:
     """Feishu's rate-limit codes: 230020 (chat send frequency), 99991400 (app request frequency)."""
     images_in_cards = True
     """An uploaded image is shown by putting its ``image_key`` in a card (an ``img`` element)."""
+    max_file_bytes = MAX_FILE_BYTES
+    """Feishu's limit on one uploaded file (:data:`MAX_FILE_BYTES`)."""
 
     def __init__(self, client: FeishuApi) -> None:
         self.client = client
@@ -115,26 +126,28 @@ class FeishuDelivery:
             raise err
         return resp
 
-    def create(self, target: str, card: dict[str, Any], uuid: str) -> str:
-        """Send a card as a new message (``im.v1.message.create``); returns its ``message_id``.
+    def create(self, target: str, card: dict[str, Any], uuid: str, *, msg_type: str = "interactive") -> str:
+        """Send a card (or, with ``msg_type``, another content object such as ``{"file_key": …}``)
+        as a new message (``im.v1.message.create``); returns its ``message_id``.
 
         Raises:
             DeliveryError: Feishu refused or throttled the send.
         """
-        body = {"receive_id": target, "msg_type": "interactive", "content": card_json(card), "uuid": uuid}
+        body = {"receive_id": target, "msg_type": msg_type, "content": card_json(card), "uuid": uuid}
         resp = self._execute("im.v1.message.create", lambda: self.client.call(
             "POST", "/open-apis/im/v1/messages", params={"receive_id_type": receive_id_type(target)},
             body=request_body(body)))
         return str(resp.data.get("message_id"))
 
-    def reply(self, message_id: str, card: dict[str, Any], uuid: str, *, in_thread: bool = True) -> str:
-        """Reply to ``message_id`` with a card (``im.v1.message.reply``, ``reply_in_thread``);
-        returns the reply's ``message_id``.
+    def reply(self, message_id: str, card: dict[str, Any], uuid: str, *, in_thread: bool = True,
+              msg_type: str = "interactive") -> str:
+        """Reply to ``message_id`` with a card (or another ``msg_type``'s content object)
+        (``im.v1.message.reply``, ``reply_in_thread``); returns the reply's ``message_id``.
 
         Raises:
             DeliveryError: Feishu refused or throttled the send.
         """
-        body = {"msg_type": "interactive", "content": card_json(card), "reply_in_thread": in_thread, "uuid": uuid}
+        body = {"msg_type": msg_type, "content": card_json(card), "reply_in_thread": in_thread, "uuid": uuid}
         resp = self._execute("im.v1.message.reply", lambda: self.client.call(
             "POST", f"/open-apis/im/v1/messages/{quote(message_id, safe='')}/reply", body=request_body(body)))
         return str(resp.data.get("message_id"))
@@ -197,6 +210,40 @@ class FeishuDelivery:
             raise DeliveryError("Feishu im.v1.image.create failed: no image_key in the answer", reason="bad_response")
         log.info("feishu uploaded image %s (%d bytes) for %s", key, len(png), destination.target)
         return key
+
+    def upload_file(self, destination: Destination, file: FileUpload, *, thread: str | None, delivery_key: str) -> str:
+        """Upload ``file`` with ``im.v1.file.create`` and post it as a ``file`` message to
+        ``destination`` (``im.v1.message.reply`` in ``thread`` when given, else ``im.v1.message.create``).
+
+        The message's ``uuid`` comes from ``delivery_key``, so a second post of the same file within
+        the hour is dropped by Feishu; the upload itself has no such key (an unused ``file_key`` is
+        only storage).
+
+        Returns:
+            The ``message_id`` of the file message.
+
+        Raises:
+            DeliveryError: larger than :attr:`max_file_bytes` or empty (``file_too_large`` /
+                ``file_empty``, permanent; nothing sent), or Feishu refused or failed either call.
+        """
+        if not file.data or len(file.data) > self.max_file_bytes:
+            reason = "file_empty" if not file.data else "file_too_large"
+            raise DeliveryError(f"Feishu im.v1.file.create refused: {len(file.data)} bytes (Feishu takes 1 byte to "
+                                f"{self.max_file_bytes} bytes)", reason=reason, permanent=True)
+        file_type = file.kind if file.kind in FILE_TYPES else "stream"
+        resp = self._execute("im.v1.file.create", lambda: self.client.call(
+            "POST", "/open-apis/im/v1/files", data={"file_type": file_type, "file_name": file.filename},
+            files={"file": (file.filename, file.data, "application/octet-stream")}))
+        key = str(resp.data.get("file_key") or "")
+        if not key:
+            raise DeliveryError("Feishu im.v1.file.create failed: no file_key in the answer", reason="bad_response")
+        uuid = feishu_uuid(delivery_key)
+        content = {"file_key": key}
+        mid = self.reply(thread, content, uuid, msg_type="file") if thread else \
+            self.create(destination.target, content, uuid, msg_type="file")
+        log.info("feishu posted file %s %s (%d bytes) to %s as %s", key, file.filename, len(file.data),
+                 destination.target, mid)
+        return mid
 
     def find_sent(self, destination: Destination, delivery_key: str, around: datetime,
                   thread: str | None = None) -> SentMessage | None:

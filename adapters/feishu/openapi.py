@@ -1,13 +1,14 @@
 """The few Feishu/Lark Open API calls prhub makes, over ``requests`` (no lark-oapi on the HTTP path).
 
 lark-oapi's package imports all of its API namespaces (about 2 s CPU and 150 MiB at start-up); prhub
-needs five endpoints, called here directly:
+needs six endpoints, called here directly:
 
 * ``POST /open-apis/auth/v3/tenant_access_token/internal`` (``app_id``, ``app_secret``): the tenant
   token, cached until 5 minutes before its ``expire`` (seconds) and fetched again after a token error;
 * ``POST /open-apis/im/v1/messages?receive_id_type=…`` (``im.v1.message.create``);
 * ``POST /open-apis/im/v1/messages/{message_id}/reply`` (``im.v1.message.reply``);
 * ``POST /open-apis/im/v1/images`` (``im.v1.image.create``, multipart ``image_type`` + ``image``);
+* ``POST /open-apis/im/v1/files`` (``im.v1.file.create``, multipart ``file_type``, ``file_name``, ``file``);
 * ``GET /open-apis/bot/v3/info`` (the bot's ``open_id``).
 
 Every answer is ``{"code": 0 | N, "msg": …, "data": …}``; :class:`FeishuResponse` keeps the HTTP status,

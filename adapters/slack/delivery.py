@@ -10,7 +10,9 @@ idempotency key, a blind retry could post twice; the scheduler decides, using
 
 :meth:`SlackDelivery.upload_image` shares the weekly chart into a digest's thread with
 ``files_upload_v2`` (``files.getUploadURLExternal``, a POST of the bytes to the returned upload
-URL, then ``files.completeUploadExternal`` with ``channel_id`` and ``thread_ts``).
+URL, then ``files.completeUploadExternal`` with ``channel_id`` and ``thread_ts``);
+:meth:`SlackDelivery.upload_file` shares the full report (a PDF) the same way when no public URL
+can link to it.
 """
 
 from __future__ import annotations
@@ -28,17 +30,20 @@ from slack_sdk.errors import SlackApiError, SlackClientError, SlackRequestError
 from adapters.slack.blocks import card_to_messages
 from chatbot.cards import Card
 from chatbot.errors import DeliveryError
-from chatbot.ports import Destination, SentMessage
+from chatbot.ports import Destination, FileUpload, SentMessage
 
 log = logging.getLogger(__name__)
 
 METADATA_EVENT_TYPE = "prhub_delivery"
+MAX_FILE_BYTES = 1024 ** 3
+"""Slack takes files up to 1 GB."""
 PERMANENT_ERRORS = frozenset({
     "not_authed", "invalid_auth", "account_inactive", "token_revoked", "token_expired", "no_permission",
     "missing_scope", "channel_not_found", "not_in_channel", "is_archived", "user_not_found", "invalid_blocks",
     "invalid_blocks_format", "msg_too_long", "msg_blocks_too_long", "no_text", "invalid_arguments",
     "invalid_metadata_format", "invalid_metadata_schema", "restricted_action", "cannot_dm_bot", "user_disabled",
     "team_access_not_granted", "ekm_access_denied", "invalid_charset", "too_many_attachments",
+    "file_too_large",
 })
 
 
@@ -149,6 +154,8 @@ class SlackDelivery:
     """HTTP 429 / ``error: ratelimited`` (see :func:`delivery_error`)."""
     images_in_cards = False
     """An uploaded image is shared into a thread by the upload itself (not referenced by a card)."""
+    max_file_bytes = MAX_FILE_BYTES
+    """Slack's limit on one uploaded file (:data:`MAX_FILE_BYTES`)."""
 
     def __init__(self, client: WebClient) -> None:
         self.client = client
@@ -275,12 +282,36 @@ class SlackDelivery:
         Raises:
             DeliveryError: one of the three steps failed (a refused call, HTTP 5xx, network).
         """
+        file_id = self._share(destination, png, filename="prhub-chart.png", title=title, thread=thread,
+                              alt_txt=title[:1000])
+        log.info("slack shared image %s (%d bytes) in %s thread %s", file_id, len(png), destination.target, thread)
+        return file_id
+
+    def upload_file(self, destination: Destination, file: FileUpload, *, thread: str | None, delivery_key: str) -> str:
+        """Share ``file`` (the full report) into ``thread`` of the destination's channel with
+        ``files_upload_v2``: the same three steps as :meth:`upload_image`. Slack has no upload
+        de-duplication key, so ``delivery_key`` only goes to the log; callers send it once.
+
+        Raises:
+            DeliveryError: larger than :attr:`max_file_bytes` (``file_too_large``, permanent), or
+                one of the three steps failed (``missing_scope`` without ``files:write``,
+                ``not_in_channel``, HTTP 5xx, network).
+        """
+        if len(file.data) > self.max_file_bytes:
+            raise DeliveryError(f"Slack files_upload_v2 refused: {len(file.data)} bytes is over Slack's "
+                                f"{self.max_file_bytes}-byte file limit", reason="file_too_large", permanent=True)
+        file_id = self._share(destination, file.data, filename=file.filename, title=file.title, thread=thread)
+        log.info("slack shared file %s %s (%d bytes) in %s thread %s (%s)", file_id, file.filename, len(file.data),
+                 destination.target, thread, delivery_key)
+        return file_id
+
+    def _share(self, destination: Destination, data: bytes, *, filename: str, title: str, thread: str | None,
+               **extra: Any) -> str:
         channel = self.channel(destination)
-        resp = self._call("files_upload_v2", self.client.files_upload_v2, file=png, filename="prhub-chart.png",
-                          title=title, alt_txt=title[:1000], channel=channel, thread_ts=thread)
+        resp = self._call("files_upload_v2", self.client.files_upload_v2, file=data, filename=filename,
+                          title=title, channel=channel, thread_ts=thread, **extra)
         info = resp.get("file") or next(iter(resp.get("files") or []), None) or {}
         file_id = str(info.get("id") or "")
         if not file_id:
             raise DeliveryError("Slack files.completeUploadExternal failed: no file id in the answer", reason="bad_response")
-        log.info("slack shared image %s (%d bytes) in %s thread %s", file_id, len(png), channel, thread)
         return file_id

@@ -39,8 +39,9 @@ SLACK_METHODS: dict[str, SlackMethod] = {
     "conversations.open": SlackMethod(("im:write",), "DM a subscriber or an admin"),
     "conversations.info": SlackMethod(("channels:read", "groups:read", "im:read"),
                                       "prhub doctor: is the bot in each destination channel"),
-    "files.getUploadURLExternal": SlackMethod(("files:write",), "upload the weekly chart (files_upload_v2)"),
-    "files.completeUploadExternal": SlackMethod(("files:write",), "share the chart in part 1's thread"),
+    "files.getUploadURLExternal": SlackMethod(("files:write",),
+                                              "upload the weekly chart, and the full report without a public URL (files_upload_v2)"),
+    "files.completeUploadExternal": SlackMethod(("files:write",), "share the chart or the report in part 1's thread"),
     "views.publish": SlackMethod((), "publish the App Home tab (subscriptions with add/remove)"),
     "apps.connections.open": SlackMethod(("connections:write",), "open a Socket Mode connection", token="app"),
 }

@@ -4,7 +4,10 @@ Endpoints: ``POST /open-apis/auth/v3/tenant_access_token/internal``, ``GET /open
 ``POST /open-apis/im/v1/messages?receive_id_type=...`` (create; the ``uuid`` de-duplicates sends
 for one hour of the fake's clock), ``POST /open-apis/im/v1/messages/{id}/reply`` and ``POST
 /open-apis/im/v1/images`` (``im.v1.image.create``: multipart ``image_type`` + ``image``, a PNG or
-JPEG; answers an ``image_key``, recorded in :attr:`FakeFeishu.images`). A card whose ``img``
+JPEG; answers an ``image_key``, recorded in :attr:`FakeFeishu.images`), ``POST /open-apis/im/v1/files``
+(``im.v1.file.create``: multipart ``file_type`` (opus, mp4, pdf, doc, xls, ppt, stream), ``file_name``,
+``file`` of 1 byte to 30 MB; answers a ``file_key``, recorded in :attr:`FakeFeishu.files`; a
+``file`` message must name a ``file_key`` this app uploaded). A card whose ``img``
 element names an ``img_key`` this app did not upload is rejected (code 230099). Like Feishu it
 answers a non-zero ``code`` for what it rejects, with the thresholds of
 :data:`tests.fakes.limits.RULES` (card JSON invalid or wrapped, a send whose request body is over
@@ -50,6 +53,18 @@ from tests.fakes.limits import (
 )
 
 UUID_WINDOW = 3600.0
+FILE_TYPES = frozenset({"opus", "mp4", "pdf", "doc", "xls", "ppt", "stream"})
+"""The ``file_type`` values ``im/v1/files`` accepts."""
+MAX_FILE_BYTES = 30 * 1024 * 1024
+"""Feishu's limit on one uploaded file (30 MB)."""
+FEISHU_FILE_PARAM = 234001
+"""``im/v1/files``: invalid request parameter (an unknown ``file_type``, no ``file_name``)."""
+FEISHU_FILE_TOO_LARGE = 234006
+"""``im/v1/files``: the file is larger than 30 MB."""
+FEISHU_FILE_EMPTY = 234010
+"""``im/v1/files``: the file is empty."""
+FEISHU_BAD_CONTENT = 230001
+"""``im/v1/messages``: invalid message content (a ``file`` message naming no uploaded ``file_key``)."""
 FEISHU_NO_PERMISSION = 99991672
 """Feishu's "Access denied. One of the following scopes is required: [...]"."""
 _SCOPE_OF = {
@@ -137,12 +152,16 @@ class FakeFeishu(LoopbackServer):
     images: dict[str, dict[str, Any]] = field(default_factory=dict)
     body_sizes: list[int] = field(default_factory=list)
     """Bytes of each message-send request body received (create and reply), in order."""
+    files: dict[str, dict[str, Any]] = field(default_factory=dict)
+    """Uploaded files by ``file_key``: ``file_type``, ``file_name``, ``data``."""
+    max_file_bytes: int = MAX_FILE_BYTES
     """Uploaded images by ``image_key``: ``image_type``, ``filename``, ``data``."""
     event_retries: tuple[float, ...] = FEISHU_EVENT_RETRIES
     """Seconds before each re-push of :meth:`push_event` (Feishu's: 15 s, 5 min, 1 h, 6 h)."""
     event_attempts: list[tuple[int, int]] = field(default_factory=list)
     """``(re-push number, HTTP status)`` of every :meth:`push_event` attempt."""
-    _image_failures: int = 0
+    _upload_failures: dict[str, int] = field(default_factory=dict)
+    """Uploads to answer with HTTP 500, by kind (``image``, ``file``)."""
     _throttle: list[tuple[str, float]] = field(default_factory=list)
     _uuids: dict[str, tuple[float, str]] = field(default_factory=dict)
     _seq: Any = field(default_factory=lambda: itertools.count(1))
@@ -172,7 +191,18 @@ class FakeFeishu(LoopbackServer):
     def fail_images(self, times: int = 1) -> None:
         """Answer the next ``times`` image uploads with HTTP 500 (code 99991000, internal error)."""
         with self._lock:
-            self._image_failures += times
+            self._upload_failures["image"] = self._upload_failures.get("image", 0) + times
+
+    def fail_files(self, times: int = 1) -> None:
+        """Answer the next ``times`` file uploads with HTTP 500 (code 99991000, internal error)."""
+        with self._lock:
+            self._upload_failures["file"] = self._upload_failures.get("file", 0) + times
+
+    def file_messages(self) -> list[dict[str, Any]]:
+        """The ``file`` messages sent, in order, each with its uploaded ``file`` record."""
+        with self._lock:
+            return [{**m, "file": self.files[json.loads(m["content"])["file_key"]]}
+                    for m in self.messages if m["msg_type"] == "file"]
 
     def push_event(self, url: str, payload: dict[str, Any], *, encrypt_key: str) -> bool:
         """Deliver an event callback as Feishu does: encrypted and signed with ``encrypt_key`` (fresh
@@ -209,8 +239,9 @@ class FakeFeishu(LoopbackServer):
         query = {k: v[-1] for k, v in urllib.parse.parse_qs(parsed.query).items()}
         length = int(h.headers.get("Content-Length") or 0)
         raw = h.rfile.read(length) if length else b""
-        if parsed.path == "/open-apis/im/v1/images":
-            status, out, headers = self._image(verb, h.headers.get("Content-Type", ""), raw, h.headers.get("Authorization", ""))
+        if parsed.path in ("/open-apis/im/v1/images", "/open-apis/im/v1/files"):
+            upload = self._image if parsed.path.endswith("/images") else self._file
+            status, out, headers = upload(verb, h.headers.get("Content-Type", ""), raw, h.headers.get("Authorization", ""))
             with self._lock:
                 self.calls.append((verb, parsed.path, {}, int(out.get("code", 0))))
             self._send(h, status, out, headers)
@@ -268,9 +299,12 @@ class FakeFeishu(LoopbackServer):
             return self._message(body, target=target, reply_to=m.group(1))
         return 404, {"code": 404, "msg": "not found"}, None
 
-    def _image(self, verb: str, content_type: str, raw: bytes, auth: str
-               ) -> tuple[int, dict[str, Any], dict[str, str] | None]:
-        if auth[7:] != self.tenant_token or not auth.startswith("Bearer "):
+    def _refuse_upload(self, verb: str, auth: str, kind: str) -> tuple[int, dict[str, Any], None] | None:
+        """What Feishu answers an image or file upload before reading it: no or a wrong token, not a
+        POST, no ``im:resource``, a failure asked for (:meth:`fail_images`, :meth:`fail_files`); None: go on."""
+        if not auth.startswith("Bearer ") or not auth[7:]:
+            return 400, {"code": FEISHU_MISSING_TOKEN, "msg": "Missing access token for authorization"}, None
+        if auth[7:] != self.tenant_token:
             return 400, {"code": FEISHU_INVALID_TOKEN, "msg": "Invalid access token for authorization"}, None
         if verb != "POST":
             return 404, {"code": 404, "msg": "not found"}, None
@@ -278,11 +312,18 @@ class FakeFeishu(LoopbackServer):
             return 400, {"code": FEISHU_NO_PERMISSION,
                          "msg": "Access denied. One of the following scopes is required: [im:resource]."}, None
         with self._lock:
-            failing = self._image_failures > 0
+            failing = self._upload_failures.get(kind, 0) > 0
             if failing:
-                self._image_failures -= 1
+                self._upload_failures[kind] -= 1
         if failing:
             return 500, {"code": 99991000, "msg": "internal error"}, None
+        return None
+
+    def _image(self, verb: str, content_type: str, raw: bytes, auth: str
+               ) -> tuple[int, dict[str, Any], dict[str, str] | None]:
+        refused = self._refuse_upload(verb, auth, "image")
+        if refused is not None:
+            return refused
         form = parse_multipart(content_type, raw)
         image_type = form.get("image_type", (None, b""))[1].decode("utf-8", "replace")
         filename, data = form.get("image", (None, b""))
@@ -296,6 +337,26 @@ class FakeFeishu(LoopbackServer):
             key = f"img_v2_fake{next(self._seq):06d}"
             self.images[key] = {"image_type": image_type, "filename": filename, "data": data}
         return 200, {"code": 0, "msg": "success", "data": {"image_key": key}}, None
+
+    def _file(self, verb: str, content_type: str, raw: bytes, auth: str
+              ) -> tuple[int, dict[str, Any], dict[str, str] | None]:
+        refused = self._refuse_upload(verb, auth, "file")
+        if refused is not None:
+            return refused
+        form = parse_multipart(content_type, raw)
+        file_type = form.get("file_type", (None, b""))[1].decode("utf-8", "replace")
+        file_name = form.get("file_name", (None, b""))[1].decode("utf-8", "replace")
+        _filename, data = form.get("file", (None, b""))
+        if file_type not in FILE_TYPES or not file_name or "file" not in form:
+            return 400, {"code": FEISHU_FILE_PARAM, "msg": "Invalid request param: file_type, file_name or file"}, None
+        if not data:
+            return 400, {"code": FEISHU_FILE_EMPTY, "msg": "File's size can't be 0"}, None
+        if len(data) > self.max_file_bytes:
+            return 400, {"code": FEISHU_FILE_TOO_LARGE, "msg": "The file size exceeds the limit (30 MB)"}, None
+        with self._lock:
+            key = f"file_v3_fake{next(self._seq):06d}"
+            self.files[key] = {"file_type": file_type, "file_name": file_name, "data": data}
+        return 200, {"code": 0, "msg": "success", "data": {"file_key": key}}, None
 
     def _message(self, body: dict[str, Any], *, target: str, reply_to: str | None
                  ) -> tuple[int, dict[str, Any], dict[str, str] | None]:
@@ -319,6 +380,15 @@ class FakeFeishu(LoopbackServer):
                 unknown = [k for k in img_keys(json.loads(content)) if k not in self.images]
             if unknown:
                 return 400, {"code": FEISHU_CARD_INVALID, "msg": f"card content failed: img_key {unknown[0]} not found"}, None
+        if msg_type == "file":
+            try:
+                file_key = json.loads(content).get("file_key") if isinstance(content, str) else None
+            except (ValueError, AttributeError):
+                file_key = None
+            with self._lock:
+                known = file_key in self.files
+            if not known:
+                return 400, {"code": FEISHU_BAD_CONTENT, "msg": f"invalid message content: file_key {file_key!r} not found"}, None
         uuid = body.get("uuid")
         now = self.clock()
         with self._lock:

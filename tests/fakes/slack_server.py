@@ -5,7 +5,9 @@ checked like Slack: :func:`check_view`), ``conversations.replies``, ``conversati
 ``metadata`` when ``include_all_metadata``), ``conversations.open``; the external file upload of
 ``files_upload_v2``: ``files.getUploadURLExternal`` (an upload URL on this server), ``POST
 /upload/<file id>`` (the bytes; length checked) and ``files.completeUploadExternal`` (shares the
-uploaded files into ``channel_id``, in ``thread_ts`` when given; recorded in :attr:`FakeSlack.files`);
+uploaded files into ``channel_id``, in ``thread_ts`` when given; recorded in :attr:`FakeSlack.files`;
+refusing a file over :attr:`FakeSlack.max_file_bytes`, an upload whose bytes differ from the
+announced ``length``, a file id never uploaded and a channel the bot is not in, ``not_in_channel``);
 plus ``POST /response/<id>`` standing in for slash-command ``response_url``\\ s. Like Slack it answers HTTP 200 with
 ``{"ok": false, "error": ...}`` for what it rejects, using the thresholds of
 :data:`tests.fakes.limits.RULES` (too many blocks, long section/header/fields, too much block
@@ -193,6 +195,9 @@ class FakeSlack(LoopbackServer):
     not_member: set[str] = field(default_factory=set)
     """Channels ``conversations.info`` reports the bot is not a member of (``C_MISSING*``: not found)."""
     _uploads: dict[str, dict[str, Any]] = field(default_factory=dict)
+    max_file_bytes: int = 1024 ** 3
+    """Slack's limit on one file (1 GB): ``files.getUploadURLExternal`` refuses a larger ``length``
+    with ``file_too_large`` (the fake's name: Slack's reference names no error for it)."""
     event_retries: tuple[float, ...] = SLACK_EVENT_RETRIES
     """Seconds before each retry of :meth:`send_event` (Slack's: at once, 1 min, 5 min)."""
     event_attempts: list[tuple[int, int]] = field(default_factory=list)
@@ -492,6 +497,8 @@ class FakeSlack(LoopbackServer):
             length = 0
         if not filename or length <= 0:
             return "invalid_arguments", {}
+        if length > self.max_file_bytes:
+            return "file_too_large", {}
         with self._lock:
             file_id = f"F{next(self._seq):08d}"
             self._uploads[file_id] = {"filename": filename, "length": length, "alt_txt": args.get("alt_txt"), "data": None}
@@ -511,6 +518,8 @@ class FakeSlack(LoopbackServer):
             return "invalid_arguments", {}
         if channel.startswith("C_MISSING"):
             return "channel_not_found", {}
+        if channel in self.not_member:
+            return "not_in_channel", {}
         with self._lock:
             if thread_ts and not any(p["channel"] == channel and p["ts"] == thread_ts for p in self.posts):
                 return "invalid_thread_ts", {}

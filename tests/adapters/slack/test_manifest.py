@@ -17,7 +17,7 @@ from slack_sdk import WebClient
 
 from adapters.slack.delivery import SlackDelivery
 from adapters.slack.manifest import BOT_EVENTS, SLACK_METHODS, app_token_scopes, bot_scopes, manifest, manifest_yaml
-from chatbot.ports import Destination
+from chatbot.ports import Destination, FileUpload
 from tests.conftest import ROOT
 from tests.fakes.slack_socket import FakeSlackSocket
 
@@ -95,6 +95,8 @@ def _exercise(slack: FakeSlackSocket) -> None:
     d.find_sent(dest, "k2", now, thread=first.message_id)
     d.send(Destination(platform="slack", target="U_ALICE"), {"text": "dm", "blocks": []}, thread=None, delivery_key="k3")
     d.upload_image(dest, PNG, title="chart", thread=first.message_id)
+    d.upload_file(dest, FileUpload(data=b"%PDF-1.7\n", filename="report.pdf", title="report"), thread=first.message_id,
+                  delivery_key="k4")
     client = WebClient(token=slack.token, base_url=slack.base_url)
     client.auth_test()
     client.conversations_info(channel="C_DIGEST")
