@@ -25,13 +25,13 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any, Literal
+from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from chatbot.cards import Action, Actions, Block, Button, Card, message_card
 from chatbot.errors import InputError
-from chatbot.i18n import tr
+from chatbot.i18n import DEFAULT_LANG, Lang, lang_or, tr
 from chatbot.intent import QueryBase
 from chatbot.json_input import read_json
 from chatbot.intents.module import ModuleQuery
@@ -51,7 +51,7 @@ class ActionValue(BaseModel):
         repo: ``owner/name`` the card is about (``""``: the conversation's repository).
         week: ISO week ``2026-W19`` (``""``: none).
         module: module id (``""``: none).
-        lang: the card's language (``en``/``zh``); the answer is written in it.
+        lang: the card's language (a :data:`~chatbot.i18n.Lang`); the answer is written in it.
         query: the query an ``ask`` button asks (validated by the registry when pressed).
     """
 
@@ -60,14 +60,14 @@ class ActionValue(BaseModel):
     repo: str = Field(default="", max_length=140)
     week: str = Field(default="", max_length=8)
     module: str = Field(default="", max_length=100)
-    lang: Literal["en", "zh"] = "en"
+    lang: Lang = DEFAULT_LANG
     query: str = Field(default="", max_length=1000)
     """A whole query as JSON (the ``ask`` action of a "did you mean" button, :mod:`chatbot.reading`)."""
 
 
-def lang_of(lang: str) -> Literal["en", "zh"]:
-    """``zh`` for ``zh``, else ``en`` (the languages a button's answer can be written in)."""
-    return "zh" if lang == "zh" else "en"
+def lang_of(lang: str) -> str:
+    """``lang`` when it has a catalog, else the default language (what a button's answer is written in)."""
+    return lang_or(lang)
 
 
 def encode(value: ActionValue) -> str:
@@ -104,7 +104,7 @@ _NEEDS_MODULE = frozenset({"module", "subscribe", "unsubscribe"})
 
 def problem_card(lang: str, key: str) -> Card:
     """The one-line answer to a button that cannot be honoured (catalog ``card.action.<key>``)."""
-    lg = lang if lang in ("en", "zh") else "en"
+    lg = lang_or(lang)
     return message_card(tr(lg, "card.action.header"), [tr(lg, f"card.action.{key}")], lang=lg, role="action_problem")
 
 

@@ -26,7 +26,7 @@ from chatbot.phrases import say
 from chatbot.review_findings import risk_findings
 from chatbot.risks.observations import NAMED_MAX, observations
 from chatbot.storylines import plan, storylines
-from chatbot.i18n import LANGS, has_text, lines_text, tr
+from chatbot.i18n import has_text, langs, lines_text, tr
 from chatbot.models import (
     AnalyzedPR,
     ContributorCount,
@@ -341,9 +341,9 @@ def write(d: Digest, lang: str) -> DigestText:
 
 
 def check_lang(lang: str) -> None:
-    """Raises InputError unless ``lang`` has a catalog (:data:`chatbot.i18n.LANGS`)."""
-    if lang not in LANGS:
-        raise InputError(f"unsupported language {lang!r}: use {' or '.join(LANGS)}")
+    """Raises InputError unless ``lang`` has a catalog (:func:`chatbot.i18n.langs`)."""
+    if lang not in langs():
+        raise InputError(f"unsupported language {lang!r}: use {' or '.join(langs())}")
 
 
 def digest_from(wa: WeekAnalysis, lang: str, *, skipped_records: int = 0,

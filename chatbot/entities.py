@@ -22,7 +22,7 @@ from collections.abc import Iterable
 from datetime import date
 from pydantic import BaseModel, ConfigDict
 
-from chatbot.i18n import LANGS
+from chatbot.i18n import langs
 from chatbot.module_names import ModuleIndex, squash
 from chatbot.weeks import MAX_YEAR, MIN_YEAR, IsoWeek
 
@@ -219,7 +219,7 @@ class _Gazetteer:
 
     def __init__(self, index: ModuleIndex) -> None:
         names: dict[str, tuple[str, str]] = {}
-        primary = {_key(n) for m in index.ids for n in (m, *(index.display(m, lang) for lang in LANGS))}
+        primary = {_key(n) for m in index.ids for n in (m, *(index.display(m, lang) for lang in langs()))}
         for key, module in index.names:
             names.setdefault(key, ("module" if key in primary else "alias", module))
         for t in index.topic_names():

@@ -11,7 +11,7 @@ from __future__ import annotations
 from pydantic import BaseModel, ConfigDict
 
 from chatbot.actions import ActionValue, encode, lang_of
-from chatbot.i18n import tr
+from chatbot.i18n import lang_or, tr
 from chatbot.inbound import ChatService
 
 
@@ -55,9 +55,9 @@ def home_of(chat: ChatService, *, platform: str, workspace: str, user: str, lang
     Args:
         chat: the chat pipeline (its responders give the repositories, modules and subscriptions).
         platform, workspace, user: who looks (the platform's ids).
-        lang: ``en``/``zh`` (default: the chat's default language).
+        lang: a language of :func:`chatbot.i18n.langs` (default: the chat's default language).
     """
-    lg = lang if lang in ("en", "zh") else chat.default_lang
+    lg = lang_or(lang, chat.default_lang)
     repos: list[HomeRepo] = []
     for responder in chat.responders.values():
         book = responder.subscriptions

@@ -33,8 +33,7 @@ from chatbot.actions import decode, problem_card
 from chatbot.cards import Action, Card, Section, Text, Untrusted, message_card
 from chatbot.errors import PrhubError
 from chatbot.events import EventLog
-from chatbot.i18n import tr
-from chatbot.intent import text_lang
+from chatbot.i18n import text_lang, tr
 from chatbot.outbox import ReplyOutbox
 from chatbot.queries import Responder
 from chatbot.repo_mention import find_repo_mention, unknown_repo_card

@@ -19,7 +19,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import date, datetime
 from functools import cached_property, lru_cache
-from typing import Any, Generic, Literal, Protocol, TypeVar
+from typing import Any, Generic, Protocol, TypeVar
 
 from pydantic import BaseModel, ConfigDict
 
@@ -27,7 +27,7 @@ from chatbot.gist_line import new_gist
 from chatbot.cards import DEFAULT_LIMITS, Card, CardLimits, filtered_card, message_card
 from chatbot.entities import Entities, extract, resolve_week
 from chatbot.filters import Filters, people, subject_names
-from chatbot.i18n import tr
+from chatbot.i18n import DEFAULT_LANG, Lang, text_lang, tr
 from chatbot.models import AnalyzedPR, DigestText
 from chatbot.module_names import ModuleIndex
 from chatbot.pr_history import PRHistory
@@ -38,7 +38,6 @@ WeekRef = str
 """``current`` (the ISO week containing now), ``previous``, an ISO week such as ``2026-W19``, or a
 week number without its year (``W19``: the latest week 19 not after the current week)."""
 
-_CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
 _ISO_WEEK = re.compile(r"(?<![0-9])([0-9]{4}) ?-? ?w ?([0-9]{1,2})(?![0-9])", re.ASCII)
 _SHORT_WEEK = re.compile(r"(?<![0-9a-z/])(?:w|week) ?([0-9]{1,2})(?![0-9])|第 ?([0-9]{1,2}) ?周", re.ASCII)
 _THIS_WEEK = re.compile(r"\b(?:this|current) week\b|本周|这周|这一周|本星期|这个星期|这星期")
@@ -52,8 +51,9 @@ class QueryBase(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
     intent: str
-    lang: Literal["en", "zh"] = "en"
-    """The language the query was written in (``zh`` when it holds Chinese characters)."""
+    lang: Lang = DEFAULT_LANG
+    """The language the query was written in (:func:`chatbot.i18n.text_lang`: ``zh`` when it holds
+    Chinese characters)."""
 
 
 Q = TypeVar("Q", bound=QueryBase)
@@ -98,12 +98,6 @@ def _intent_rx(patterns: tuple[tuple[str, tuple[str, ...]], ...]) -> re.Pattern[
 def importance_and_gist(p: AnalyzedPR) -> str:
     """A filter answer's default detail line: ``5.6 · what the PR does``."""
     return " · ".join(x for x in (f"{p.importance:.1f}", new_gist(p)) if x)
-
-
-def text_lang(text: str) -> Literal["en", "zh"]:
-    """``zh`` when ``text`` holds Chinese characters (CJK ideographs), else ``en``: the language
-    a chat answer is written in when the message does not say."""
-    return "zh" if _CJK.search(text) else "en"
 
 
 def week_of(s: str) -> tuple[WeekRef, str, str]:
@@ -214,8 +208,8 @@ class ParseInput:
         return extract(self.text, self.modules, cues=self.cues)
 
     @cached_property
-    def lang(self) -> Literal["en", "zh"]:
-        """``zh`` when the text holds Chinese characters, else ``en`` (:func:`text_lang`)."""
+    def lang(self) -> str:
+        """The language the text is written in (:func:`chatbot.i18n.text_lang`)."""
         return text_lang(self.text)
 
     @cached_property

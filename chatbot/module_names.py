@@ -18,7 +18,7 @@ import unicodedata
 from collections.abc import Collection
 from functools import lru_cache
 
-from chatbot.i18n import LANGS
+from chatbot.i18n import langs
 from chatbot.rules import Rules, shipped_rules
 
 
@@ -42,7 +42,7 @@ class ModuleIndex:
     def __init__(self, rules: Rules) -> None:
         self.ids: tuple[str, ...] = tuple(m.id for m in rules.modules)
         self.order = {m: i for i, m in enumerate(self.ids)}
-        self._display = {m.id: {lang: m.display(lang) for lang in LANGS} for m in rules.modules}
+        self._display = {m.id: {lang: m.display(lang) for lang in langs()} for m in rules.modules}
         names: list[tuple[str, str]] = []
         for m in rules.modules:
             for n in (m.id, *m.name.values(), *m.aliases):
@@ -50,7 +50,7 @@ class ModuleIndex:
                 if k and (k, m.id) not in names:
                     names.append((k, m.id))
         self.names = tuple(names)
-        self._topic_display = {t.id: {lang: t.display(lang) for lang in LANGS} for t in rules.topics}
+        self._topic_display = {t.id: {lang: t.display(lang) for lang in langs()} for t in rules.topics}
         self._topic_names = tuple(dict.fromkeys(n for t in rules.topics for n in (*t.name.values(), *t.aliases)))
         self._topic_keys: dict[str, str] = {}
         self._topic_rx: dict[str, re.Pattern[str]] = {}

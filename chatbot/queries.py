@@ -29,7 +29,7 @@ from chatbot.actions import ActionValue, decorate, problem_card, query_of
 from chatbot.cards import DEFAULT_LIMITS, Action, Card, CardLimits, message_card
 from chatbot.digest import LATER_DAYS
 from chatbot.digest_service import DigestService, DigestStep
-from chatbot.i18n import tr
+from chatbot.i18n import lang_or, tr
 from chatbot.intent import AnswerContext, DigestProvider, Intent, ParseInput, QueryBase, WeekRef, cue_pattern, cue_score
 from chatbot.intents import INTENTS
 from chatbot.intents.contributors import ContributorsQuery
@@ -217,7 +217,7 @@ def answer(
         chatbot.errors.InputError: ``tz`` is not a known zone (a configuration error).
         KeyError: the query's intent is not in ``intents`` (a programming error).
     """
-    out_lang = lang if lang in ("en", "zh") else query.lang
+    out_lang = lang_or(lang, query.lang)
     ctx = AnswerContext(provider=digest_provider, now=now, lang=out_lang, tz=tz,
                         modules=modules if modules is not None else default_module_index(), requester=requester,
                         subscriptions=subscriptions, report_url=report_url, limits=limits,
@@ -360,7 +360,7 @@ class Responder:
         self.modules = modules if modules is not None else default_module_index()
         self.subscriptions = subscriptions
         self.report_url = report_url
-        self.default_lang = default_lang if default_lang in ("en", "zh") else "en"
+        self.default_lang = lang_or(default_lang)
         self.limits = limits
         self.intents = tuple(intents)
         if history is None and isinstance(digest_provider, DigestCache):

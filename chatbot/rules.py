@@ -24,7 +24,7 @@ from typing import Annotated
 from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from chatbot.errors import RulesError
-from chatbot.i18n import DEFAULT_LANG, LANGS
+from chatbot.i18n import DEFAULT_LANG, langs, tr
 from chatbot.yamlfile import load_yaml
 from chatbot.globs import MultiPathMatcher, PathMatcher, glob_to_regex
 
@@ -131,9 +131,9 @@ def _names(value: Any) -> Any:
 
 
 def _known_langs(names: dict[str, str]) -> dict[str, str]:
-    unknown = sorted(set(names) - set(LANGS))
+    unknown = sorted(set(names) - set(langs()))
     if unknown:
-        raise ValueError(f"display name in unknown language {unknown[0]!r}: use {', '.join(LANGS)} "
+        raise ValueError(f"display name in unknown language {unknown[0]!r}: use {', '.join(langs())} "
                          "(the languages of chatbot/catalogs)")
     if not all(v.strip() for v in names.values()):
         raise ValueError("display names must not be empty")
@@ -172,7 +172,7 @@ class _Named(_RulesModel):
         return data
 
     def display(self, lang: str) -> str:
-        """Display name in ``lang`` (a language of :data:`chatbot.i18n.LANGS`): English when there
+        """Display name in ``lang`` (a language of :func:`chatbot.i18n.langs`): English when there
         is none in ``lang``, the id when there is no English one either."""
         return display_name(self.name, lang, self.id)
 
@@ -317,7 +317,8 @@ class Rules(_RulesModel):
     )
     modules: tuple[ModuleRule, ...] = ()
     other_module: DisplayNames = Field(
-        default_factory=lambda: {"en": "other", "zh": "其他"}, description="display names of the implicit module"
+        default_factory=lambda: {lang: tr(lang, "module.other") for lang in langs()},
+        description="display names of the implicit module (default: each catalog's ``module.other``)"
     )
     core_paths: Globs = ()
     source_paths: Globs = Field(default=(), description=(

@@ -29,32 +29,6 @@ from chatbot.i18n import tr
 from chatbot.models import AnalyzedPR, DigestText
 from chatbot.subscriptions import normalise
 
-_STRINGS = {
-    "en": {
-        "header": "Your modules · {repo} {week}",
-        "modules": "Modules you follow: {modules}",
-        "count": "{n} of {total} merged PRs touched them.",
-        "none": "No PRs touched your modules in {week}.",
-        "prs": "PRs by importance",
-        "risks": "Risks in your modules",
-        "no_risks": "No risk tags on these PRs.",
-    },
-    "zh": {
-        "header": "你关注的模块 · {repo} {week}",
-        "modules": "关注的模块：{modules}",
-        "count": "合并的 {total} 个 PR 中有 {n} 个涉及这些模块。",
-        "none": "{week} 没有 PR 涉及你关注的模块。",
-        "prs": "按重要性排列的 PR",
-        "risks": "这些模块中的风险",
-        "no_risks": "这些 PR 没有风险标签。",
-    },
-}
-
-
-def _s(lang: str, key: str, **values: object) -> str:
-    return _STRINGS.get(lang, _STRINGS["en"])[key].format(**values)
-
-
 def _rank(p: AnalyzedPR) -> tuple[float, int]:
     return (-p.importance, p.number)
 
@@ -85,13 +59,13 @@ def slice_card(digest: DigestText, modules: Iterable[str], *, report_url: str | 
     if not prs and not send_empty:
         return None
     names = tr(lang, "sep").join(tr(lang, "paren", text=digest.module_names.get(m, m), inner=m) for m in mods)
-    header = _s(lang, "header", repo=digest.repo, week=digest.week)
+    header = tr(lang, "slice.header", repo=digest.repo, week=digest.week)
     blocks: list[Block] = [window_context(digest),
-                           Section(role="slice_modules", lines=((Text(text=_s(lang, "modules", modules="")), Untrusted(text=names)),))]
+                           Section(role="slice_modules", lines=((Text(text=tr(lang, "slice.modules", modules="")), Untrusted(text=names)),))]
     if not prs:
-        blocks.append(Section(role="slice_empty", lines=((Text(text=_s(lang, "none", week=digest.week)),),)))
+        blocks.append(Section(role="slice_empty", lines=((Text(text=tr(lang, "slice.none", week=digest.week)),),)))
     else:
-        blocks.append(Section(role="slice_count", lines=((Text(text=_s(lang, "count", n=len(prs), total=digest.total_prs)),),)))
+        blocks.append(Section(role="slice_count", lines=((Text(text=tr(lang, "slice.count", n=len(prs), total=digest.total_prs)),),)))
         shown = prs[: limits.risk_prs_per_part]
         more = len(prs) - len(shown)
         more_text = tr(lang, "card.more_in_report" if report_url else "card.more", n=more) if more else ""
@@ -101,7 +75,7 @@ def slice_card(digest: DigestText, modules: Iterable[str], *, report_url: str | 
                            Untrusted(text=clip(tr(lang, "sep").join(digest.module_names.get(m, m) for m in p.modules), limits.detail_chars))))
             for p in shown
         )
-        blocks.append(PRList(role="slice_prs", heading=_s(lang, "prs"), items=items, more=more, more_text=more_text,
+        blocks.append(PRList(role="slice_prs", heading=tr(lang, "slice.prs"), items=items, more=more, more_text=more_text,
                              more_url=safe_url(report_url or "") if more else ""))
         risky = [p for p in prs if p.risk_tags][: limits.list_items]
         if risky:
@@ -114,12 +88,12 @@ def slice_card(digest: DigestText, modules: Iterable[str], *, report_url: str | 
             )
             nrisky = sum(1 for p in prs if p.risk_tags)
             rmore = nrisky - len(risky)
-            blocks.append(PRList(role="slice_risks", heading=_s(lang, "risks"), items=ritems, more=rmore,
+            blocks.append(PRList(role="slice_risks", heading=tr(lang, "slice.risks"), items=ritems, more=rmore,
                                  more_text=tr(lang, "card.more", n=rmore) if rmore else ""))
         else:
-            blocks.append(Section(role="slice_risks", lines=((Text(text=_s(lang, "no_risks")),),)))
+            blocks.append(Section(role="slice_risks", lines=((Text(text=tr(lang, "slice.no_risks")),),)))
     button = report_button(lang, report_url)
     if button is not None:
         blocks.append(button)
-    fallback = f"{header}: " + (_s(lang, "count", n=len(prs), total=digest.total_prs) if prs else _s(lang, "none", week=digest.week))
+    fallback = f"{header}: " + (tr(lang, "slice.count", n=len(prs), total=digest.total_prs) if prs else tr(lang, "slice.none", week=digest.week))
     return Card(header=header, lang=lang, blocks=tuple(blocks), fallback=fallback)

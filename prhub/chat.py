@@ -15,6 +15,7 @@ from adapters.slack.blocks import card_to_messages
 from chatbot.cards import Card, Section, digest_cards
 from chatbot.digest import repo_from_urls
 from chatbot.errors import InputError
+from chatbot.i18n import lang_or
 from chatbot.models import DigestText
 from chatbot.queries import DigestCache, ModuleIndex, answer, read
 from chatbot.entities import resolve_week
@@ -110,7 +111,7 @@ def ask_cache(text: str, provider: DigestCache, *, rules: Rules, tz: str, lang: 
     query = reading.query
     live = clock() < IsoWeek.containing(now, zone).utc_window(zone)[1]
     if mention is not None and not mention.known:
-        card = unknown_repo_card(mention.repo, lang if lang in ("en", "zh") else query.lang, [provider.repo])
+        card = unknown_repo_card(mention.repo, lang_or(lang, query.lang), [provider.repo])
     else:
         card = answer(query, digest_provider=provider, now=now, lang=lang, tz=tz, modules=index,
                       report_url=lambda w: report_url(provider.repo, w), history=provider.history, so_far=live)

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING
 import typer
 
 from chatbot.errors import InputError, PrhubError
+from chatbot.i18n import DEFAULT_LANG, langs
 from chatbot.weeks import IsoWeek, load_zone
 from prhub.formats import FORMATS
 from prhub.options import SAMPLE_WEEK, DigestSource
@@ -39,9 +40,8 @@ rules_app = typer.Typer(help="Rules files: schema and validation.", no_args_is_h
 app.add_typer(rules_app, name="rules")
 
 
-class Lang(str, Enum):
-    en = "en"
-    zh = "zh"
+Lang = Enum("Lang", {name: name for name in langs()}, type=str)  # type: ignore[misc]
+"""``--lang`` choices: the languages with a catalog (:func:`chatbot.i18n.langs`)."""
 
 
 DigestFormat = Enum("DigestFormat", {name: name for name in FORMATS}, type=str)  # type: ignore[misc]
@@ -114,7 +114,7 @@ def digest(
     week: Annotated[Optional[str], typer.Option(help="ISO week, e.g. 2026-W20 (default: the week of the newest merge)")] = None,
     tz: Annotated[str, typer.Option(help="IANA time zone of the week window")] = "UTC",
     rules: RulesOpt = None,
-    lang: Annotated[list[Lang], typer.Option(help="language of the text (repeatable with --from/--to)")] = [Lang.en],  # noqa: B006
+    lang: Annotated[list[Lang], typer.Option(help="language of the text (repeatable with --from/--to)")] = [Lang(DEFAULT_LANG)],  # noqa: B006
     format: Annotated[list[DigestFormat], typer.Option("--format", "-f", help="output format (repeatable with --from/--to)")] = [DigestFormat.markdown],  # type: ignore[attr-defined]  # noqa: B006
     out: Annotated[Optional[Path], typer.Option(help="write to this file instead of stdout (with --from/--to: a directory)")] = None,
     skip_invalid: Annotated[bool, typer.Option(help="skip invalid records (counted as skipped_records) instead of failing")] = False,
@@ -284,7 +284,7 @@ def trends_cmd(
     to_week: Annotated[Optional[str], typer.Option("--to", help="last ISO week (default: the newest stored week)")] = None,
     tz: Annotated[str, typer.Option(help="IANA time zone of the week windows")] = "UTC",
     rules: RulesOpt = None,
-    lang: Annotated[Lang, typer.Option(help="language of the text")] = Lang.en,
+    lang: Annotated[Lang, typer.Option(help="language of the text")] = Lang(DEFAULT_LANG),
     format: Annotated[TrendsFormat, typer.Option("--format", "-f", help="output format")] = TrendsFormat.markdown,
     out: Annotated[Optional[Path], typer.Option(help="write to this file instead of stdout")] = None,
     db: DbOpt = None,
@@ -374,7 +374,7 @@ def check_prose_cmd(
     input: InputOpt = [],  # noqa: B006
     sample: SampleOpt = False,
     week: Annotated[Optional[str], typer.Option(help="ISO week the text is about, e.g. 2026-W27 (default: the week of the newest merge)")] = None,
-    lang: Annotated[Lang, typer.Option(help="the text's language (the digest's)")] = Lang.en,
+    lang: Annotated[Lang, typer.Option(help="the text's language (the digest's)")] = Lang(DEFAULT_LANG),
     repo: RepoOpt = None,
     rules: RulesOpt = None,
     tz: Annotated[str, typer.Option(help="IANA time zone of the week window")] = "UTC",

@@ -46,6 +46,7 @@ from pydantic_settings import BaseSettings, InitSettingsSource, NoDecode, Pydant
 
 from chatbot.admins import check_scoped
 from chatbot.errors import InputError
+from chatbot.i18n import DEFAULT_LANG, Lang
 from chatbot.render.escape import safe_url
 from chatbot.rules import Rules, default_rules_for, load_rules, shipped_rules, shipped_rules_names
 from chatbot.weeks import load_zone
@@ -106,7 +107,7 @@ class ChatSection(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     public_url: str | None = None
-    default_lang: Literal["en", "zh"] | None = None
+    default_lang: Lang | None = None
     slack_api_url: str | None = None
     feishu_api_url: str | None = None
     feishu_bot_open_id: str | None = None
@@ -168,7 +169,7 @@ class Settings(BaseSettings):
     github_webhook_secret: SecretStr | None = None
     prhub_public_url: str | None = None
     prhub_default_repo: str = "vllm-project/vllm"
-    prhub_default_lang: Literal["en", "zh"] = "en"
+    prhub_default_lang: Lang = DEFAULT_LANG
     prhub_tz: str = "UTC"
     prhub_slack_admins: Annotated[tuple[str, ...], NoDecode] = ()
     prhub_feishu_admins: Annotated[tuple[str, ...], NoDecode] = ()

@@ -19,7 +19,7 @@ from typing import Any, Protocol
 from chatbot.digest import build_digest, input_window, write
 from chatbot.digest_service import DigestService
 from chatbot.errors import InputError
-from chatbot.i18n import tr
+from chatbot.i18n import langs, tr
 from chatbot.history import Trends, WeekHistory, WeekStats, build_trends, week_history, week_stats
 from chatbot.models import DigestText, PullRequest
 from chatbot.render.html import ArchiveWeek, ChartImage, PageLink, render_archive_html, render_html, render_trends_html
@@ -493,8 +493,8 @@ class StoreReports:
             return output.render(Rendering(rep.digest, rep))
         w = rep.digest.week
         links = [PageLink("Markdown", f"{w}.md?lang={lang}"), PageLink("PDF", f"{w}.pdf?lang={lang}"),
-                 PageLink("JSON", f"{w}.json?lang={lang}"), PageLink("中文" if lang == "en" else "English",
-                                                                  f"{w}.html?lang={'zh' if lang == 'en' else 'en'}"),
+                 PageLink("JSON", f"{w}.json?lang={lang}"),
+                 *(PageLink(tr(other, "lang.name"), f"{w}.html?lang={other}") for other in langs() if other != lang),
                  PageLink(tr(lang, "html.archive_link"), "./")]
         return output.render(Rendering(rep.digest, rep, links))
 

@@ -32,7 +32,7 @@ from chatbot.admins import admin_user
 from chatbot.approvals import APPROVED, PENDING, SKIPPED, ApprovalBook, ApprovalRecord, State
 from chatbot.cards import Action, Card, Section, Text, message_card
 from chatbot.errors import PrhubError
-from chatbot.i18n import tr
+from chatbot.i18n import lang_or, tr
 from chatbot.ports import Clock, Destination
 from chatbot.subscriptions import Requester
 from chatbot.weeks import IsoWeek, load_zone
@@ -150,7 +150,7 @@ class Approvals:
                 else tr(lang, "approval.no_deadline"))
         notice = Section(role="notice", lines=((Text(text=tr(lang, "approval.preview", n=len(cfg.destinations))),),
                                                (Text(text=dests),), (Text(text=when),)))
-        value = ActionValue(repo=cfg.repo, week=rec.week, lang="zh" if lang == "zh" else "en")
+        value = ActionValue(repo=cfg.repo, week=rec.week, lang=lang_or(lang))
         card = card.model_copy(update={"blocks": (notice, *card.blocks)})
         return with_buttons(card, [button(lang, "approval.approve", "approve", value),
                                    button(lang, "approval.skip", "skip", value)])

@@ -21,6 +21,7 @@ from apscheduler.triggers.cron import CronTrigger
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from chatbot.errors import InputError
+from chatbot.i18n import DEFAULT_LANG, Lang
 from chatbot.subscriptions import PLATFORM_NAME
 from chatbot.yamlfile import load_yaml
 from chatbot.weeks import load_zone
@@ -207,7 +208,7 @@ class DestinationConfig(_Model):
 
     platform: str = Field(pattern=PLATFORM_NAME)
     target: str
-    lang: Literal["en", "zh"] = "en"
+    lang: Lang = DEFAULT_LANG
     workspace: str = ""
 
     @field_validator("target")
@@ -319,7 +320,7 @@ class SubscriptionSettings(_Model):
 
     enabled: bool = True
     when_empty: Literal["skip", "send"] = "skip"
-    lang: Literal["en", "zh"] | None = None
+    lang: Lang | None = None
 
 
 class DeliverySettings(_Model):

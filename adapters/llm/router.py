@@ -25,7 +25,8 @@ from urllib.parse import urlsplit
 import openai
 from pydantic import ValidationError
 
-from chatbot.intent import Intent, QueryBase, text_lang
+from chatbot.i18n import text_lang
+from chatbot.intent import Intent, QueryBase
 from chatbot.module_names import ModuleIndex
 from chatbot.queries import clean_text, query_adapter
 from chatbot.reading import known_names

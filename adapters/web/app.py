@@ -29,6 +29,7 @@ from typing import Protocol
 from flask import Flask, Response, redirect, request
 
 from chatbot.errors import InputError, PrhubError
+from chatbot.i18n import lang_or
 from chatbot.weeks import IsoWeek
 
 log = logging.getLogger(__name__)
@@ -36,7 +37,6 @@ log = logging.getLogger(__name__)
 MIMETYPES: Mapping[str, str] = {"html": "text/html; charset=utf-8", "md": "text/markdown; charset=utf-8",
              "pdf": "application/pdf", "json": "application/json"}
 _PART = re.compile(r"^[A-Za-z0-9_.-]+$")
-_LANGS = ("en", "zh")
 
 
 class ReportProvider(Protocol):
@@ -134,7 +134,7 @@ def create_app(provider: ReportProvider, *, default_lang: str = "en", cache_size
 
     def lang() -> str:
         value = request.args.get("lang", default_lang)
-        return value if value in _LANGS else default_lang
+        return lang_or(value, default_lang)
 
     def repo_of(owner: str, name: str) -> str | None:
         return f"{owner}/{name}" if _PART.match(owner) and _PART.match(name) else None

@@ -24,7 +24,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import date, timedelta
 
-from chatbot.i18n import tr
+from chatbot.i18n import langs, tr
 from chatbot.models import DigestText, PullRequest
 from chatbot.prose_check.tokens import PR_REF, numbers, versions
 
@@ -127,7 +127,7 @@ class Facts:
                 add(f"{rid}.pr_count", PRS, d.risk_tag_counts.get(r.kind, len(r.prs)))
             out._texts(f"{rid}.item{i}", r.detail)
             out.slots[rid] = out.slots.get(rid, frozenset()) | frozenset(r.prs)
-            out._subject((r.kind, tr("en", "risk." + r.kind), tr("zh", "risk." + r.kind)), rid)
+            out._subject((r.kind, *(tr(lang, "risk." + r.kind) for lang in langs())), rid)
         for c in d.contributors[:20]:
             key = person_key(c.login)
             add(f"authors.{key}.prs", PRS, c.prs)

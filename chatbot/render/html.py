@@ -89,7 +89,7 @@ class _Html:
     def __init__(self, lang: str, prs: Iterable[AnalyzedPR] = (), prose: ProseInfo | None = None) -> None:
         self.lang = lang
         self.prs = {p.number: p for p in prs}
-        self.sep = "、" if lang == "zh" else ", "
+        self.sep = tr(lang, "sep")
         self.prose = prose
         self.model_slots = model_slots(prose)
 
@@ -112,7 +112,7 @@ class _Html:
         return Markup(self.sep).join(escape(x) for x in items)
 
     def paren(self, text: Any) -> Markup:
-        return Markup("（{}）" if self.lang == "zh" else "({})").format(text)
+        return self.tm("paren.bare", text=text)
 
     def pr_url(self, number: int) -> str:
         p = self.prs.get(number)
@@ -129,7 +129,7 @@ class _Html:
         text = self.join(self.pr_ref(n) for n in shown)
         rest = len(numbers) - len(shown)
         if rest > 0:
-            text += Markup(f" 等另 {rest} 个" if self.lang == "zh" else f" and {rest} more")
+            text += Markup(" ") + self.tm("card.more", n=rest)
         return text
 
     def linkify(self, text: str) -> Markup:
@@ -161,7 +161,7 @@ class _Html:
         prev = history.previous.week if history is not None and history.previous is not None else None
         d = history.delta(kind, key or name, n) if history is not None else None
         if d is None:
-            return Markup("{}（{}）" if self.lang == "zh" else "{} ({})").format(name, n)
+            return self.tm("paren", text=name, inner=n)
         return Markup("{} {}").format(name, self.vs(n, d, prev))
 
     def prev_week(self, history: WeekHistory | None) -> str | None:
@@ -193,7 +193,7 @@ class _Html:
             items = items[:limit]
         if not items:
             return Markup(escape(self.t("sum.none")))
-        joiner = Markup("；" if self.lang == "zh" else "; ") if history is not None and history.previous else \
+        joiner = Markup(escape(self.t("sep.clause"))) if history is not None and history.previous else \
             Markup(self.sep)
         return joiner.join(self.count_vs(self.risk(k) if risk_names else k, v, kind, history, key=k)
                            for k, v in items)
@@ -231,7 +231,7 @@ def _links(links: Sequence[PageLink]) -> list[PageLink]:
 
 
 def _lang_attr(lang: str) -> str:
-    return "zh-CN" if lang == "zh" else "en"
+    return tr(lang, "lang.html")
 
 
 def render_html(

@@ -51,7 +51,7 @@ class _Helpers:
         self.lang = digest.lang
         self.digest = digest
         self.prs = {p.number: p for p in digest.prs}
-        self.sep = "、" if digest.lang == "zh" else ", "
+        self.sep = tr(digest.lang, "sep")
         self.model_slots = model_slots(digest.prose)
 
     def t(self, key: str, **kw: Any) -> str:
@@ -61,7 +61,7 @@ class _Helpers:
         return self.sep.join(items)
 
     def paren(self, text: str) -> str:
-        return f"（{text}）" if self.lang == "zh" else f"({text})"
+        return tr(self.lang, "paren.bare", text=text)
 
     def count(self, name: str, n: int) -> str:
         return tr(self.lang, "paren", text=name, inner=n)
@@ -79,7 +79,7 @@ class _Helpers:
         text = self.join(self.pr_ref(n) for n in shown)
         rest = len(numbers) - len(shown)
         if rest > 0:
-            text += (f" 等另 {rest} 个" if self.lang == "zh" else f" and {rest} more")
+            text += " " + tr(self.lang, "card.more", n=rest)
         return text
 
     def pr(self, number: int) -> AnalyzedPR | None:

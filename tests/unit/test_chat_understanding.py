@@ -188,7 +188,7 @@ def test_no_english_catalog_text_says_1_with_a_plural():
         if plural.search(text):
             said[key] = text
     # "1 of 1 PRs carry": the verb is the count's, kept plural for the usual 1 of N; {prs} is a list of PRs
-    assert said == {"card.risks.count": "1 of 1 PRs carry risk tags."}
+    assert said == {"card.risks.count": "1 of 1 PRs carry risk tags.", "slice.count": "1 of 1 merged PRs touched them."}
     assert tr("en", "card.changes", files="1", lines="+5/-1") == "1 file, +5/-1"
     assert tr("en", "md.lead", week="2026-W49", repo="vllm-project/vllm", total=1, labels="bug") == \
         "In 2026-W49, vllm-project/vllm merged 1 PR; bug lead."
@@ -199,7 +199,7 @@ def test_no_english_catalog_text_says_1_with_a_plural():
 def _raw(lang, key):
     from chatbot import i18n
 
-    return i18n._CATALOGS[lang][key]
+    return i18n._lookup(lang, key)
 
 
 
