@@ -30,17 +30,6 @@ Resend = Callable[[dict[str, Any]], "dict[str, Any] | None"]
 posted, else the payload of the parts left (its ``error`` says why); raises nothing."""
 
 
-_GONE = ("no such table: reply_outbox", 'relation "reply_outbox" does not exist')
-"""What SQLite and PostgreSQL say when the outbox's table is gone (the database was dropped or replaced
-under a running app, e.g. a test's schema removed while its app still ran)."""
-
-
-def store_gone(message: str) -> bool:
-    """Whether a store error ``message`` says the ``reply_outbox`` table no longer exists: no look can
-    ever succeed again, so the worker stops instead of logging it every ``poll`` seconds."""
-    return any(g in message for g in _GONE)
-
-
 class StoreOutbox:
     """Queued replies in the store, and the worker that sends them (see the module docstring).
 
@@ -145,7 +134,7 @@ class StoreOutbox:
             try:
                 self.send_due()
             except PrhubError as exc:
-                if store_gone(exc.user_message):
+                if getattr(exc, "table_missing", False):  # StoreError: the table was dropped under us
                     log.warning("reply outbox: its table is gone (%s): worker stopped", exc.user_message)
                     return
                 log.warning("reply outbox: %s (next look in %g s)", exc.user_message, self.poll)

@@ -16,8 +16,14 @@ _PASSWORD_PARAM = re.compile(r"(?i)(password=)[^&\s]*")
 class StoreError(PrhubError):
     """The PR store cannot be opened or cannot answer: bad URL, unreachable server, schema or SQL error.
 
-    ``user_message`` is one line and never contains a database password.
+    ``user_message`` is one line and never contains a database password. ``table_missing`` is True
+    when the driver said a table does not exist (SQLite ``no such table``, PostgreSQL SQLSTATE
+    ``42P01``): the schema was dropped or replaced under a running process, so no retry can succeed.
     """
+
+    def __init__(self, user_message: str, *, table_missing: bool = False) -> None:
+        super().__init__(user_message)
+        self.table_missing = table_missing
 
 
 def mask_url(url: str) -> str:

@@ -327,7 +327,8 @@ class SqlStore:
                 hint = "check the database"
             if _corrupt(reason):
                 self._corrupt = reason
-            raise StoreError(f"database {self.url}: {action} failed: {type(orig).__name__}: {reason} ({hint})") from None
+            raise StoreError(f"database {self.url}: {action} failed: {type(orig).__name__}: {reason} ({hint})",
+                             table_missing=_table_missing(orig, reason)) from None
         finally:
             if turn is not None:
                 turn.release()
@@ -1340,6 +1341,12 @@ def _corrupt(reason: str) -> bool:
     ``SQLITE_NOTADB`` messages)."""
     low = reason.lower()
     return "malformed" in low or "file is not a database" in low or "corrupt" in low
+
+
+def _table_missing(orig: BaseException, reason: str) -> bool:
+    """Whether a driver error says a table does not exist: PostgreSQL's SQLSTATE ``42P01``
+    (``undefined_table``) or SQLite's ``no such table`` message."""
+    return getattr(orig, "sqlstate", None) == "42P01" or reason.lower().startswith("no such table")
 
 
 def _event_key(key: str) -> str:
