@@ -128,8 +128,19 @@ def report_storylines(report: str) -> tuple[Storyline, ...]:
     return tuple(out)
 
 
+def without_link_targets(md: str) -> str:
+    """Markdown ``md`` with every link target ``](…)`` left out: the text a reader reads (the length
+    issue 17 bounds: "zh Markdown at most 9,000 characters without link targets")."""
+    return _LINK_TARGET.sub("]", md)
+
+
+def pr_mentions(md: str, week: set[int]) -> Counter[int]:
+    """How many times each PR of ``week`` is named (``#N``) in Markdown ``md``, link targets left out."""
+    return Counter(int(n) for n in _NAMED.findall(without_link_targets(md)) if int(n) in week)
+
+
 def _mentions(md: str, week: set[int]) -> tuple[int, int]:
-    named = Counter(int(n) for n in _NAMED.findall(_LINK_TARGET.sub("]", md)) if int(n) in week)
+    named = pr_mentions(md, week)
     return min(named.items(), key=lambda kv: (-kv[1], kv[0])) if named else (0, 0)
 
 
@@ -152,7 +163,7 @@ def compare(prs: list[PullRequest], report: str, rules: Rules, repo: str = "vllm
     risky = {n for r in en.risks for n in r.prs}
     why = left_out(digest.analysis, en)
     missed = tuple((n, *why[n]) for n in cited if n not in key and n not in told)
-    zh_md = _LINK_TARGET.sub("]", render_markdown(zh))
+    zh_md = without_link_targets(render_markdown(zh))
     return Comparison(
         cited=cited,
         in_key=tuple(n for n in cited if n in key),

@@ -9,10 +9,10 @@ zh Markdown) fails here. Skipped without ../shared.
 from __future__ import annotations
 
 import re
-from collections import Counter
 
 import pytest
 
+from benchmarks.seed_compare import pr_mentions, without_link_targets
 from chatbot.render.markdown import render_markdown
 from chatbot.rules import shipped_rules
 from chatbot.weeks import IsoWeek
@@ -22,7 +22,6 @@ from tests.digests import written_digest
 WEEKS = {"2026-W20": (217, 50), "2026-W27": (247, 46)}
 """Week -> (PRs, PRs with a risk tag). Before issue 17: 112 and 110."""
 
-_LINK_TARGET = re.compile(r"\]\([^)]*\)")
 _NAMED = re.compile(r"(?<![\w&])#(\d+)\b")
 
 
@@ -61,16 +60,14 @@ def test_at_most_eight_observations_of_one_sentence(week, lang, heading):
 @pytest.mark.parametrize("lang", ["en", "zh"])
 def test_no_pr_is_named_more_than_three_times(week, lang):
     d = _digest(week, lang)
-    md = _LINK_TARGET.sub("]", render_markdown(d))
-    week_prs = {p.number for p in d.prs}
-    named = Counter(int(n) for n in _NAMED.findall(md) if int(n) in week_prs)
+    named = pr_mentions(render_markdown(d), {p.number for p in d.prs})
     assert max(named.values()) <= 3, named.most_common(3)
 
 
 @pytest.mark.parametrize("week", WEEKS)
 def test_zh_markdown_is_short_and_its_own_sentences_are_chinese(week):
     d = _digest(week, "zh")
-    md = _LINK_TARGET.sub("]", render_markdown(d))
+    md = without_link_targets(render_markdown(d))
     assert len(md) <= 9000
     own = [r.detail for r in d.risks] + [r.text for r in d.recommendations]
     for text in own:  # the digest's words, PR numbers, paths, code and quoted PR words set aside
