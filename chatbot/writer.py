@@ -14,9 +14,9 @@ still fails is replaced by the rule-written text, and :class:`~chatbot.models.Pr
 it (renderers mark the digest "rule-written"). A model error (timeout, 429 past its retry, 500)
 gives the rule-written digest, marked; no error text ever reaches the digest. Answers are cached
 by (``digest:<repo>:<week>:<lang>``, hash of the fact sheet, model): a re-run costs 0 tokens. Failed
-answers are cached too (negative results: what failed the check twice is re-checked from the cache,
-not asked again until the facts or the model change); a model error (timeout, refused, HTTP error)
-is not cached, so the next run asks again.
+answers are cached too, whatever their checking does (negative results: what failed the check twice
+is re-checked from the cache, not asked again until the facts or the model change); a model error
+(timeout, refused, HTTP error) is not cached, so the next run asks again.
 
 Budget: :func:`write_digest` gives the whole run a :class:`Budget` of wall-clock seconds; each call
 gets the time left (the client also holds each request to its own ``timeout_s``), and once the
@@ -288,8 +288,8 @@ def write_prose(
     try:
         answer = budget.ask(client, SYSTEM_PROMPT, text, DIGEST_SCHEMA)
         prompt_tokens, completion_tokens = answer.prompt_tokens, answer.completion_tokens
-        checked = _check(answer.text, d, facts)
         answers["answer"] = answer.text
+        checked = _check(answer.text, d, facts)
         if checked.complaints:
             retry = budget.ask(client, SYSTEM_PROMPT, text + "\n\nYour previous answer had these faults; fix them:\n- "
                                + "\n- ".join(checked.complaints), DIGEST_SCHEMA)
@@ -301,10 +301,13 @@ def write_prose(
         log.warning("LLM writer: %s; using the rule-written text", exc.user_message)
         checked = _Checked() if not answers else checked
         answers = {}  # a model error is not the model's verdict: asked again next run
+    finally:
+        # kept, failed, or unreadable by the checks (which then raise on): a re-run re-checks the
+        # cached answers and asks nothing
+        if cache is not None and answers:
+            cache.put_summary(subject, digest_hash, client.model, answers, prompt_tokens, completion_tokens)
     seconds = round(monotonic() - started, 3)
     info = _info(checked, d, client.model, prompt_tokens, completion_tokens, seconds, cached=False)
-    if cache is not None and answers:  # kept or not: a re-run re-checks the answers, asks nothing
-        cache.put_summary(subject, digest_hash, client.model, answers, prompt_tokens, completion_tokens)
     return _apply(d, checked, info)
 
 
@@ -424,27 +427,31 @@ def write_summaries(
             stats.cached += sentence is not None
             stats.failed += sentence is None  # a negative result: it failed the checks when asked
         elif not stats.stopped:
+            kept_text: str | None = None
+            pt = ct = 0
             try:
                 answer = budget.ask(client, PR_SYSTEM_PROMPT, entry, SUMMARY_SCHEMA)
                 pt, ct = answer.prompt_tokens, answer.completion_tokens
-                kept_text = answer.text
-                sentence, complaints = _summary_of(answer.text, facts, p.number)
                 stats.prompt_tokens += pt
                 stats.completion_tokens += ct
+                kept_text = answer.text
+                sentence, complaints = _summary_of(answer.text, facts, p.number)
                 if complaints:
+                    kept_text = None  # the retry's answer is the one cached (a model error: none is)
                     retry = budget.ask(client, PR_SYSTEM_PROMPT, entry + "\n\nYour previous answer had these faults; "
                                        "fix them:\n- " + "\n- ".join(complaints), SUMMARY_SCHEMA)
                     stats.prompt_tokens += retry.prompt_tokens
                     stats.completion_tokens += retry.completion_tokens
                     pt, ct = pt + retry.prompt_tokens, ct + retry.completion_tokens
-                    sentence, _ = _summary_of(retry.text, facts, p.number)
                     kept_text = retry.text
+                    sentence, _ = _summary_of(retry.text, facts, p.number)
                     stats.failed += sentence is None
-                if cache is not None:  # kept or failed twice: either way not asked again for this entry
-                    cache.put_summary(subject, digest_hash, client.model, {"answer": kept_text}, pt, ct)
             except ModelError as exc:
                 log.warning("LLM writer, summary of #%d: %s; keeping the extractive gists", p.number, exc.user_message)
                 stats.stopped = True
+            finally:  # kept, failed twice or unreadable by the checks: not asked again for this entry
+                if cache is not None and kept_text is not None:
+                    cache.put_summary(subject, digest_hash, client.model, {"answer": kept_text}, pt, ct)
         if sentence is None:
             stats.rules += 1
         else:
