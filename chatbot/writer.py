@@ -46,7 +46,8 @@ from chatbot.factsheet import Fit, fact_sheet, fit_measured, pr_entry, sheet_tex
 from chatbot.answers import DIGEST_SCHEMA, SUMMARY_SCHEMA, claim_of
 from chatbot.models import DigestText, Prose, ProseInfo, Recommendation, SentenceMark
 from chatbot.ports import ModelAnswer, ModelClient, SummaryCache
-from chatbot.prose_check import Facts, check_claim
+from chatbot.prose_check import Claim, Facts, check_claim
+from chatbot.prose_check.tokens import pr_refs
 
 log = logging.getLogger(__name__)
 
@@ -149,6 +150,9 @@ class _Checked:
 
 
 def _check(text: str, d: DigestText, facts: Facts) -> _Checked:
+    """The sentences of one digest answer that pass, slot by slot: a malformed slot (``storylines``
+    a string or a number, an item that is not a claim object, an id that is not a storyline's)
+    fails only itself, with a complaint; the other slots keep the model's text. Never raises."""
     out = _Checked()
     try:
         data = json.loads(text)
@@ -159,7 +163,7 @@ def _check(text: str, d: DigestText, facts: Facts) -> _Checked:
         out.complaints.append("the answer is not a JSON object")
         return out
 
-    def keep(where: str, obj: Any, key: str, slot: str | None = None) -> str | None:
+    def keep(where: str, obj: Any, key: str, slot: str | None = None) -> Claim | None:
         if obj is None or (isinstance(obj, dict) and not str(obj.get("text") or "").strip()):
             return None  # left empty: the slot keeps its rule text, nothing failed
         claim = claim_of(obj)
@@ -172,23 +176,34 @@ def _check(text: str, d: DigestText, facts: Facts) -> _Checked:
             out.complaints.append(f"{where} ({claim.text[:80]!r}) " + "; ".join(faults))
             out.failed.add(key)
             return None
-        return claim.text
+        return claim
 
-    out.headline = keep("headline", data.get("headline"), "headline")
+    def items(key: str, shape: str) -> list[Any]:
+        value = data.get(key)
+        if value is None or isinstance(value, list):
+            return value or []
+        out.complaints.append(f"{key}: expected a list of {shape}, not {type(value).__name__}")
+        return []
+
+    headline = keep("headline", data.get("headline"), "headline")
+    out.headline = headline.text if headline is not None else None
     ids = {t.module for t in d.themes}
-    for i, item in enumerate(data.get("storylines") or []):
+    for i, item in enumerate(items("storylines", '{"id", "text", "prs", "facts"} objects')):
         sid = item.get("id") if isinstance(item, dict) else None
-        if sid not in ids:
-            out.complaints.append(f"storylines[{i}]: id {sid!r} is not a storyline of the sheet")
+        if not isinstance(sid, str) or sid not in ids:
+            out.complaints.append(f"storylines[{i}]: id {sid!r} is not a storyline of the sheet" if isinstance(item, dict)
+                                  else f"storylines[{i}]: expected an object with the storyline's id")
             continue
-        sentence = keep(f"storylines[{i}]", item, f"storylines.{sid}", f"storylines.{sid}")
-        if sentence is not None:
-            out.storylines[str(sid)] = sentence
-    out.trend = keep("trend", data.get("trend"), "trend")
-    for i, item in enumerate((data.get("recommendations") or [])[:MAX_RECOMMENDATIONS]):
-        sentence = keep(f"recommendations[{i}]", item, f"recommendations.{i}")
-        if sentence is not None:
-            out.recommendations.append(Recommendation(text=sentence, prs=tuple(item["prs"])))
+        claim = keep(f"storylines[{i}]", item, f"storylines.{sid}", f"storylines.{sid}")
+        if claim is not None:
+            out.storylines[sid] = claim.text
+    trend = keep("trend", data.get("trend"), "trend")
+    out.trend = trend.text if trend is not None else None
+    for i, item in enumerate(items("recommendations", "claim objects")[:MAX_RECOMMENDATIONS]):
+        claim = keep(f"recommendations[{i}]", item, f"recommendations.{i}")
+        if claim is not None:  # the PRs it lists, else the ones its text names
+            prs = claim.prs or tuple(dict.fromkeys(n for n, _ in pr_refs(claim.text)))
+            out.recommendations.append(Recommendation(text=claim.text, prs=prs))
     return out
 
 

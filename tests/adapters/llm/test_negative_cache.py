@@ -31,7 +31,7 @@ MODEL = "qwen3"
 def bad_answer(body: dict) -> str:
     """Answers that all fail: per key PR a number no fact has (even PRs) or a summary that is a string,
     not a claim object (odd PRs); for the digest prose a headline with a wrong count, ``storylines``
-    a number instead of a list of objects, and (in the retry) a recommendation without ``prs``."""
+    a number instead of a list of objects, and (in the retry) a recommendation without ``prs`` and with a wrong count."""
     facts = facts_of(body)
     retry = "Your previous answer" in body["messages"][1]["content"]
     if "number" in facts:
@@ -42,7 +42,7 @@ def bad_answer(body: dict) -> str:
     if retry:
         return json.dumps({"headline": {"text": "988 PRs merged.", "prs": []}, "storylines": [],
                            "trend": {"text": "", "prs": []},
-                           "recommendations": [{"text": "Check whether the revert #42434 of #39917 needs a re-land plan."}]})
+                           "recommendations": [{"text": "Check the 987 reverts such as #42434."}]})
     return json.dumps({"headline": {"text": "987 PRs merged.", "prs": []}, "storylines": 7,
                        "trend": {"text": "", "prs": []}, "recommendations": []})
 
@@ -68,8 +68,10 @@ def test_a_second_run_after_failed_answers_of_every_kind_makes_zero_calls(store)
     n = len(d.key_prs)
     assert n == 24
     first, calls, line = llm_run(d, store, [Answer(bad_answer)])
-    assert calls > 2 * n  # each summary asked, then retried once with the complaints; the digest prose
+    assert calls == 2 * (n + 1)  # each summary and the digest prose asked, then retried once with the complaints
     assert first.prose is not None and first.prose.summaries == 0 and first.prose.summaries_rules == n
+    assert (first.prose.source, first.prose.kept, first.prose.replaced) == ("rules", 0, 2)  # the headline, the recommendation
+    assert f"{2 * (n + 1)} calls" in line, line
 
     second, calls, line = llm_run(d, store, [Status(500, message="the model must not be asked")])
     assert calls == 0, line  # 927e43b: 1 (the digest prose's answer raised while checked, nothing was cached)

@@ -155,3 +155,32 @@ def test_a_rerun_costs_zero_tokens(digests):
     second, fake = run(d, [Status(500)], cache=cache)
     assert fake.requests == [] and second.prose.cached and second.prose.prompt_tokens == 0
     assert second.headline == first.headline and second.themes == first.themes
+
+
+
+@pytest.mark.parametrize("storylines, replaced", [
+    ("CPU backend work grew this week.", 0),
+    ([1, 2], 0),
+    (7, 0),
+    ([{"id": ["topic:deepseek-v4"], "text": "#41946 leads it.", "prs": [41946]}], 0),
+    ([{"id": "topic:deepseek-v4", "text": 5, "prs": "#41946"}], 1),  # a storyline's slot, its sentence malformed
+], ids=["string", "list of ints", "number", "list id", "bad claim"])
+def test_a_malformed_slot_fails_alone_the_others_keep_the_model_text(digests, storylines, replaced):
+    """One malformed slot costs that slot only (927e43b: storylines 7 or an unhashable id raised
+    TypeError and the whole run became rule-written); a recommendation without ``prs`` cites the PRs
+    its text names (927e43b: KeyError)."""
+    d = digests["en"]
+    rec = {"text": "Check whether the revert #42434 of #39917 needs a re-land plan."}
+    out, fake = run(d, [Reply(good_answer(d, storylines=storylines, recommendations=[rec]))])
+    assert len(fake.requests) == 2  # the malformed slot's complaint is sent back once
+    complaints = fake.requests[1]["messages"][1]["content"].split("Your previous answer had these faults")[1]
+    assert "storylines" in complaints and "headline" not in complaints and "trend" not in complaints
+    assert out.headline.startswith("217 PRs merged in 2026-W20, led by ")
+    assert out.trend_text == f"{d.module_stats[0].name} had the most PRs ({d.module_stats[0].prs})."
+    assert out.themes == d.themes  # every storyline keeps its rule sentence
+    assert out.recommendations[0].text == rec["text"] and out.recommendations[0].prs == (42434, 39917)
+    slots = {m.slot: m.source for m in out.prose.sentences}
+    assert slots["headline"] == slots["trend"] == slots["recommendations.0"] == "model"
+    assert all(v == "rules" for k, v in slots.items() if k.startswith("storylines."))
+    assert (out.prose.kept, out.prose.replaced) == (3, replaced)
+    assert out.prose.source == ("mixed" if replaced else "model")
