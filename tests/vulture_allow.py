@@ -21,8 +21,8 @@ _.process_result_value  # unused method (adapters/storage/schema.py:78)
 type_annotation_map  # unused variable (adapters/storage/schema.py:90)
 created_at  # unused variable (adapters/storage/schema.py:146)
 created_at  # unused variable (adapters/storage/schema.py:184)
-exc_type  # unused variable (adapters/storage/store.py:202)
-tb  # unused variable (adapters/storage/store.py:202)
+exc_type  # unused variable (adapters/storage/store.py: SqlStore.__exit__)
+tb  # unused variable (adapters/storage/store.py: SqlStore.__exit__)
 model_config  # unused variable (chatbot/cards.py:36)
 created_at  # unused variable (chatbot/deliveries.py:64)
 COUNT_KINDS  # unused variable (chatbot/history.py:18)
@@ -104,7 +104,7 @@ _.exc_text  # unused attribute (prhub/guard.py: logging.LogRecord, read by loggi
 _.stack_info  # unused attribute (prhub/guard.py: logging.LogRecord, read by logging.Formatter)
 _._m_conversations_info  # unused method (tests/fakes/slack_socket.py) -- dispatched by name like the other _m_ methods
 why  # unused variable (adapters/slack/manifest.py) -- SlackMethod: why prhub calls the method, for readers of the table
-_pragmas  # unused function (adapters/storage/store.py) -- a SQLAlchemy 'connect' event listener
+_pragmas  # unused function (adapters/storage/engine.py) -- a SQLAlchemy 'connect' event listener
 pytest_plugins  # unused variable (tests/conftest.py:14): pytest reads it
 _._perform_urllib_http_request_internal  # unused method (adapters/slack/delivery.py) -- slack_sdk calls it: the one HTTP exchange of a WebClient
 slack_mode  # unused variable (prhub/config.py) -- the config file's chat: keys, read through ChatSection.as_settings (model_dump)

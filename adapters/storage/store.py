@@ -9,23 +9,20 @@ from __future__ import annotations
 
 import hashlib
 import json
-import logging
-import threading
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from datetime import datetime
 from datetime import timedelta
-from pathlib import Path
 from types import TracebackType
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from pydantic import ValidationError
-from sqlalchemy import Connection, Engine, create_engine, func, select, text, update
+from sqlalchemy import Connection, Engine, func, select, text, update
 from sqlalchemy.dialects import postgresql, sqlite
-from sqlalchemy.engine import URL, make_url
-from sqlalchemy.exc import ArgumentError, DBAPIError, NoSuchModuleError, SQLAlchemyError
 
-from adapters.storage.errors import StoreError, mask_url, scrub
+from adapters.storage.engine import BASELINE_REVISION, StoreEngine, looks_corrupt
+from adapters.storage.engine import alembic_config, head_revision, shipped_head  # re-exported (tests import them here)
+from adapters.storage.errors import StoreError
 from adapters.storage.schema import PULL_REQUESTS, WEEK_FETCHES, PullRequestRow
 from adapters.storage.schema import FIRST_MERGES  # each author's first merge (new contributors)
 from adapters.storage.schema import PROCESSED_EVENTS, SUBSCRIPTIONS  # chat: subscriptions, event de-duplication
@@ -41,104 +38,9 @@ from chatbot.deliveries import DeliveryKey, DeliveryRecord
 from chatbot.ports import Clock, WeekFetch
 from chatbot.subscriptions import Subscription
 
-if TYPE_CHECKING:  # Alembic is imported when a store is opened, not with this module
-    from alembic.config import Config
-
-log = logging.getLogger(__name__)
-
-MIGRATIONS_DIR = Path(__file__).resolve().parent / "migrations"
-BASELINE_REVISION = "0001_baseline"
-"""The first Alembic revision (``alembic_version.version_num`` of a store at the baseline)."""
+__all__ = ["BASELINE_REVISION", "PrWriter", "SqlStore", "alembic_config", "head_revision", "shipped_head"]
 
 _CHUNK = 500  # rows per INSERT statement (well under SQLite's and PostgreSQL's parameter limits)
-_MIGRATION_LOCK = 0x70726875  # pg advisory lock key ("prhu"): one migrator at a time
-
-
-def alembic_config(connection: Connection | None = None, url: str | None = None) -> Config:
-    """An Alembic :class:`~alembic.config.Config` for the store's migrations, built in code.
-
-    Args:
-        connection: an open connection to migrate (``env.py`` uses it as is), or None.
-        url: the database URL when no connection is given (for the ``alembic`` command line).
-    """
-    from alembic.config import Config
-
-    cfg = Config()
-    cfg.set_main_option("script_location", str(MIGRATIONS_DIR))
-    if url is not None:
-        cfg.set_main_option("sqlalchemy.url", url.replace("%", "%%"))
-    if connection is not None:
-        cfg.attributes["connection"] = connection
-    return cfg
-
-
-def head_revision() -> str:
-    """The newest Alembic revision shipped with this prhub."""
-    from alembic.script import ScriptDirectory
-
-    head = ScriptDirectory.from_config(alembic_config()).get_current_head()
-    assert head is not None
-    return head
-
-
-def shipped_head() -> str:
-    """The newest revision shipped with this prhub without loading Alembic: the stem of the newest
-    ``NNNN_name.py`` in ``migrations/versions`` (each revision's id is its file's stem and each chains
-    to the one before it; ``test_store_migrations`` pins this to Alembic's own :func:`head_revision`)."""
-    stems = sorted(p.stem for p in (MIGRATIONS_DIR / "versions").glob("[0-9][0-9][0-9][0-9]_*.py"))
-    return stems[-1]
-
-
-def _schema_version(conn: Connection) -> str | None:
-    """The store's ``alembic_version`` (None: no such table, e.g. a fresh database, or not one row).
-    A failed read leaves ``conn``'s transaction aborted on PostgreSQL: close ``conn`` after it.
-
-    Raises:
-        sqlalchemy.exc.DBAPIError: the connection itself failed (the server went away).
-    """
-    try:
-        rows = list(conn.execute(text("SELECT version_num FROM alembic_version")).scalars())
-    except DBAPIError as exc:
-        if exc.connection_invalidated:
-            raise
-        return None
-    return str(rows[0]) if len(rows) == 1 else None
-
-
-def _sqlite_wal(engine: Engine) -> None:
-    """Every SQLite connection in WAL mode with ``synchronous=NORMAL``: readers never wait for the
-    writer and a commit is not an fsync (WAL stays durable across a process crash; a power loss
-    may lose the last commits, never corrupt the file), so recording an inbound event before the
-    ack costs well under a millisecond instead of serialising every listener on fsync (issue 9,
-    failure 5). In-memory databases keep their journal."""
-    from sqlalchemy import event
-
-    @event.listens_for(engine, "connect")
-    def _pragmas(dbapi_conn: Any, _record: Any) -> None:
-        cur = dbapi_conn.cursor()
-        try:
-            if engine.url.database not in (None, "", ":memory:"):
-                cur.execute("PRAGMA journal_mode=WAL")
-            cur.execute("PRAGMA synchronous=NORMAL")
-        finally:
-            cur.close()
-
-
-def _migration_lock(conn: Connection) -> None:
-    """Make ``conn``'s open transaction the only migrator of its database until it ends, so replicas
-    started together on a fresh store all come up (issue 20: one of three failed with ``table
-    pull_requests already exists`` in 2 of 6 trials). Alembic then reads ``alembic_version`` under
-    the lock, and the replicas after the first find the schema at head.
-
-    PostgreSQL: a transaction-scoped advisory lock (:data:`_MIGRATION_LOCK`). SQLite: ``BEGIN
-    EXCLUSIVE`` (the driver opens no transaction before DDL, so without it every ``CREATE TABLE``
-    committed on its own); the other replicas wait in SQLite's busy handler (``timeout`` 30 s), and
-    the whole upgrade commits or rolls back as one.
-    """
-    if conn.dialect.name == "postgresql":
-        conn.execute(text("SELECT pg_advisory_xact_lock(:k)"), {"k": _MIGRATION_LOCK})
-    elif conn.dialect.name == "sqlite":
-        conn.exec_driver_sql("BEGIN EXCLUSIVE")
 
 
 def _in_window(repo: str, start: datetime, end: datetime) -> tuple[Any, ...]:
@@ -197,11 +99,8 @@ class SqlStore:
     def __init__(self, engine: Engine, url: str, clock: Clock) -> None:
         """Wrap an engine whose schema is already at head (use :meth:`open` instead); ``clock``
         stamps rows the caller gives no time for (subscriptions, cached summaries)."""
-        self._engine = engine
-        self._url = url
-        self._write_turn = threading.RLock() if engine.dialect.name == "sqlite" else None
+        self._db = StoreEngine(engine, url)
         self._clock = clock
-        self._corrupt: str | None = None
 
     # -- opening -------------------------------------------------------------------------------
 
@@ -227,75 +126,21 @@ class SqlStore:
                 directory is missing, the server is unreachable or refuses us, or the schema is
                 newer than this prhub. The message shows the URL with its password masked.
         """
-        shown = mask_url(url)
-        try:
-            parsed = make_url(url)
-        except (ArgumentError, ValueError):
-            raise StoreError(
-                f"invalid database URL {shown!r}: use sqlite:///PATH or postgresql+psycopg://USER@HOST:PORT/DB "
-                "(--db or PRHUB_DATABASE_URL)"
-            ) from None
-        parsed = _normalize(parsed, shown)
-        shown = mask_url(parsed.render_as_string(hide_password=False))
-        kwargs: dict[str, Any] = {}
-        if parsed.get_backend_name() == "sqlite":
-            db = parsed.database or ""
-            if db and db != ":memory:" and not db.startswith("file:"):
-                parent = Path(db).expanduser().resolve().parent
-                if not parent.is_dir():
-                    raise StoreError(f"database {shown}: directory {parent} does not exist: create it or pass another --db")
-            kwargs["connect_args"] = {"timeout": 30}
-        else:
-            kwargs["pool_pre_ping"] = True
-            kwargs["connect_args"] = {"connect_timeout": 10}
-        if pool_size is not None and not (parsed.get_backend_name() == "sqlite" and (parsed.database or ":memory:") == ":memory:"):
-            kwargs["pool_size"] = pool_size
-        try:
-            engine = create_engine(parsed, **kwargs)
-        except (NoSuchModuleError, ImportError, ArgumentError) as exc:
-            raise StoreError(f"cannot use database {shown}: {scrub(str(exc), url)}") from None
-        if parsed.get_backend_name() == "sqlite":
-            _sqlite_wal(engine)
-        store = cls(engine, url, clock)
-        try:
-            with store._errors("opening"):
-                with engine.connect() as conn:
-                    version = _schema_version(conn)
-            if migrate and version != shipped_head():  # at head: no Alembic (~15% of a no-op fetch)
-                store._upgrade()
-        except BaseException:
-            engine.dispose()
-            raise
-        return store
-
-    def _upgrade(self) -> None:
-        from alembic import command
-        from alembic.util.exc import CommandError
-
-        try:
-            with self._errors("migrating", writing=True), self._engine.begin() as conn:
-                _migration_lock(conn)
-                command.upgrade(alembic_config(conn), "head")
-            log.debug("store %s: schema at head", self.url)
-        except CommandError as exc:
-            raise StoreError(
-                f"database {self.url}: cannot upgrade its schema ({scrub(str(exc), self._url)}): "
-                "it was probably written by a newer prhub; upgrade prhub"
-            ) from None
+        return cls(StoreEngine.open(url, migrate=migrate, pool_size=pool_size).engine, url, clock)
 
     @property
     def url(self) -> str:
         """The database URL with its password masked (safe to print)."""
-        return mask_url(self._engine.url.render_as_string(hide_password=False))
+        return self._db.url
 
     @property
     def engine(self) -> Engine:
         """The SQLAlchemy engine (for migrations and tests)."""
-        return self._engine
+        return self._db.engine
 
     def close(self) -> None:
         """Release the connection pool."""
-        self._engine.dispose()
+        self._db.dispose()
 
     def __enter__(self) -> SqlStore:
         return self
@@ -303,45 +148,17 @@ class SqlStore:
     def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None) -> None:
         self.close()
 
-    @contextmanager
-    def _errors(self, action: str, *, writing: bool = False) -> Iterator[None]:
-        """Turn SQLAlchemy/driver errors into a one-line :class:`StoreError` without secrets.
+    @property
+    def _engine(self) -> Engine:
+        return self._db.engine
 
-        ``writing``: the block is one transaction that rolls back, so the message says nothing was
-        written; on SQLite it waits for this process's other writers first (see the class docstring).
-        """
-        turn = self._write_turn if writing else None
-        if turn is not None:
-            turn.acquire()
-        try:
-            yield
-        except SQLAlchemyError as exc:
-            orig = exc.orig if isinstance(exc, DBAPIError) else exc
-            lines = [ln.strip() for ln in str(orig).splitlines() if ln.strip()]
-            reason = scrub(lines[0] if lines else type(orig).__name__, self._url)
-            if action == "opening" or (isinstance(exc, DBAPIError) and exc.connection_invalidated):
-                hint = "check the URL (--db or PRHUB_DATABASE_URL) and that the server runs"
-            elif writing:
-                hint = "nothing was written"
-            else:
-                hint = "check the database"
-            if _corrupt(reason):
-                self._corrupt = reason
-            raise StoreError(f"database {self.url}: {action} failed: {type(orig).__name__}: {reason} ({hint})",
-                             table_missing=_table_missing(orig, reason)) from None
-        finally:
-            if turn is not None:
-                turn.release()
+    def _errors(self, action: str, *, writing: bool = False) -> AbstractContextManager[None]:
+        """:meth:`StoreEngine.errors`: driver errors become one-line :class:`StoreError`\\ s."""
+        return self._db.errors(action, writing=writing)
 
-    @contextmanager
-    def _read(self, action: str) -> Iterator[Connection]:
-        """A connection for one read (``action`` names it in errors, as :meth:`_errors`), in
-        autocommit: on PostgreSQL no ``BEGIN`` before and no ``ROLLBACK`` after the query, two of the
-        four round trips a read took (ping, BEGIN, SELECT, ROLLBACK), on the path of every chat
-        question (issue 20: reply p99 and "busy" answers under a crowd). Each statement sees its
-        own snapshot, so use it only where one statement answers (or each may see newer rows)."""
-        with self._errors(action), self._engine.connect() as plain:
-            yield plain.execution_options(isolation_level="AUTOCOMMIT")
+    def _read(self, action: str) -> AbstractContextManager[Connection]:
+        """:meth:`StoreEngine.read`: an autocommit connection for one read."""
+        return self._db.read(action)
 
     # -- PullRequestStore ----------------------------------------------------------------------
 
@@ -624,12 +441,12 @@ class SqlStore:
             with self._errors("checking integrity"), self._engine.connect() as conn:
                 rows = [str(r[0]) for r in conn.exec_driver_sql("PRAGMA quick_check(5)")]
         except StoreError as exc:
-            if _corrupt(exc.user_message):
-                self._corrupt = exc.user_message
+            if looks_corrupt(exc.user_message):
+                self._db.corrupt = exc.user_message
             raise
         if rows != ["ok"]:
-            self._corrupt = "; ".join(rows)[:200]
-            raise StoreError(f"database {self.url}: the file is corrupt (quick_check: {self._corrupt}): restore it "
+            self._db.corrupt = "; ".join(rows)[:200]
+            raise StoreError(f"database {self.url}: the file is corrupt (quick_check: {self._db.corrupt}): restore it "
                              "from a backup, or move it away to start with an empty store")
 
     def probe(self) -> None:
@@ -640,8 +457,8 @@ class SqlStore:
         Raises:
             StoreError: the database cannot be reached or a table cannot be read.
         """
-        if self._corrupt is not None:
-            raise StoreError(f"database {self.url}: corrupt: {self._corrupt}")
+        if self._db.corrupt is not None:
+            raise StoreError(f"database {self.url}: corrupt: {self._db.corrupt}")
         with self._errors("checking"), self._engine.connect() as conn:
             for table in _SCHEMA_TABLES:  # every column, so the table's own pages are read, not a covering index
                 conn.execute(select(table).limit(1)).all()
@@ -649,7 +466,7 @@ class SqlStore:
     @property
     def corruption(self) -> str | None:
         """Why the database was found corrupt (a query's error or ``quick_check``), None while it was not."""
-        return self._corrupt
+        return self._db.corrupt
 
     def claim_delivery(self, key: DeliveryKey, now: datetime, owner: str | None = None) -> tuple[bool, DeliveryRecord]:
         """Insert the delivery ``key`` (a :class:`chatbot.deliveries.DeliveryKey`) as ``sending``
@@ -1314,39 +1131,9 @@ def _subscription(r: Any) -> Subscription:
                         subscriber=r["subscriber_id"], repo=r["repo"], module=r["module"])
 
 
-def _normalize(parsed: URL, shown: str) -> URL:
-    """Accept ``sqlite`` and ``postgresql`` (psycopg 3) URLs only; plain ``postgresql://`` means psycopg.
-
-    Raises:
-        StoreError: another database or driver.
-    """
-    backend = parsed.get_backend_name()
-    driver = parsed.get_driver_name() if "+" in parsed.drivername else ""
-    if backend in ("postgres", "postgresql") and driver in ("", "psycopg"):
-        return parsed.set(drivername="postgresql+psycopg")
-    if backend == "sqlite" and driver in ("", "pysqlite"):
-        return parsed
-    raise StoreError(
-        f"unsupported database URL {shown!r}: use sqlite:///PATH or postgresql+psycopg://USER@HOST:PORT/DB"
-    )
-
-
 _SCHEMA_TABLES = (PULL_REQUESTS, WEEK_FETCHES, PROCESSED_EVENTS, SUBSCRIPTIONS, SUMMARIES, APPROVALS, REPLY_OUTBOX,
                   _DELIVERIES)
 """Every table :meth:`SqlStore.probe` reads a row of."""
-
-
-def _corrupt(reason: str) -> bool:
-    """Whether a driver error says the database file is damaged (SQLite's ``SQLITE_CORRUPT`` and
-    ``SQLITE_NOTADB`` messages)."""
-    low = reason.lower()
-    return "malformed" in low or "file is not a database" in low or "corrupt" in low
-
-
-def _table_missing(orig: BaseException, reason: str) -> bool:
-    """Whether a driver error says a table does not exist: PostgreSQL's SQLSTATE ``42P01``
-    (``undefined_table``) or SQLite's ``no such table`` message."""
-    return getattr(orig, "sqlstate", None) == "42P01" or reason.lower().startswith("no such table")
 
 
 def _event_key(key: str) -> str:
