@@ -121,6 +121,8 @@ def _analyzed(a: PRAnalysis, graph: RevertGraph, lang: str, rules: Rules, repo: 
         title=pr.title,
         url=pr_link(pr.url, repo, pr.number),
         author=pr.author.login if pr.author else "",
+        author_name=(pr.author.name or "") if pr.author else "",
+        co_authors=_co_authors(pr),
         importance=a.importance,
         labels=a.labels,
         modules=a.modules,
@@ -141,6 +143,17 @@ def _analyzed(a: PRAnalysis, graph: RevertGraph, lang: str, rules: Rules, repo: 
         is_revert=is_revert,
         reverts=reverts,
     )
+
+
+def _co_authors(pr: PullRequest) -> tuple[str, ...]:
+    """``pr.co_authors`` without ``[bot]`` accounts, repeats and the author's own login or name."""
+    own = {x.casefold() for x in (pr.author.login, pr.author.name or "")} if pr.author else set()
+    out: dict[str, str] = {}
+    for name in pr.co_authors:
+        key = name.strip().casefold()
+        if key and not key.endswith("[bot]") and key not in own:
+            out.setdefault(key, name.strip())
+    return tuple(out.values())
 
 
 def _rank_key(p: AnalyzedPR) -> tuple[float, int]:

@@ -3,7 +3,7 @@
 Code builds the facts; a model only picks and words them. The fact sheet is a JSON object drawn
 from a :class:`~chatbot.models.DigestText`, every fact with an id (:func:`fact_sheet`): counts, label
 shares, module stats, top authors, storylines (with their rule-written sentence), key PRs (lines,
-files, author, merge day, gist, stated results), risk items, review findings and the rule-written
+files, author login and display name, co-authors, merge day, gist, stated results), risk items, review findings and the rule-written
 recommendations. :func:`fit_fact_sheet` drops the least important entries (last key
 PRs, then risk items, findings, modules) until the sheet fits ``max_input_tokens``.
 
@@ -90,6 +90,7 @@ def fact_sheet(d: DigestText) -> dict[str, Any]:
 
 def _key_pr(d: DigestText, p: AnalyzedPR) -> dict[str, Any]:
     return {"id": f"prs.{p.number}", "number": p.number, "title": p.title, "author": p.author,
+            "author_name": p.author_name, "co_authors": list(p.co_authors),
             "merged": p.merged_at.date().isoformat(), "additions": p.additions, "deletions": p.deletions,
             "files": p.changed_files, "gist": p.gist, "gist_from": p.gist_source, "results": list(p.results),
             "modules": [d.module_names.get(m, m) for m in p.modules[:3]], "importance": p.importance,

@@ -236,6 +236,13 @@ class AnalyzedPR(Frozen):
     """This PR is a revert (a fact kept for docs-only reverts too, which get no revert advice)."""
     reverts: int | None = None
     """The PR this revert reverts, when known (by number or quoted title)."""
+    author_name: str = Field(default="", exclude=True)
+    """The author's display name when the record has one (``Harry Mellor`` for ``hmellor``), else ``""``.
+    For the LLM writer's fact sheet and validator; not serialized, so ``--format json`` and its schema
+    are unchanged."""
+    co_authors: tuple[str, ...] = Field(default=(), exclude=True)
+    """``Co-authored-by`` names or logins, in record order, without bots and the author's own trailer;
+    like ``author_name`` for the writer only, not serialized."""
 
 
 class RiskItem(Frozen):

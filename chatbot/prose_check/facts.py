@@ -12,9 +12,10 @@ Ids are dotted paths; a sentence that cites an id cites every fact under it (``p
 - ``prs.<n>.additions|deletions|net|files|importance|merged|author`` and the numbers of its title,
   gist and stated results (``prs.<n>.text``) — for every PR of the week, key PR or not.
 
-``Facts.build`` reads a :class:`~chatbot.models.DigestText`; given the raw
+``Facts.build`` reads a :class:`~chatbot.models.DigestText` (each PR's author login, display name
+and co-authors: the people a sentence may name with it); given the raw
 :class:`~chatbot.models.PullRequest` records too (``prhub check-prose`` has them, the writer does
-not), PR authors gain their display names and co-authors, and PR texts their descriptions.
+not), PR texts gain their descriptions.
 """
 
 from __future__ import annotations
@@ -146,7 +147,7 @@ class Facts:
             body = rp.body if rp is not None else ""
             text = " ".join((p.title, p.gist, *p.results))
             out._texts(pid, text)
-            names = [p.author]
+            names = [p.author, p.author_name, *p.co_authors]
             if rp is not None and rp.author is not None:
                 names += [rp.author.login, rp.author.name or ""]
             names += list(rp.co_authors) if rp is not None else []

@@ -202,3 +202,31 @@ def test_language(w20):
         "is not written in Chinese (the digest's language)"]
     assert faults(w20["en"], "#41946 adds aiter mhc support.", only="language") == []
     assert faults(w20["en"], "#41946 增加了支持。", only="language") == ["is not written in English (the digest's language)"]
+
+
+def test_the_writer_knows_the_display_names_and_co_authors_of_key_prs():
+    """The writer has the digest only (no raw records): its fact sheet and facts carry each PR's
+    author login, display name and co-authors (927e43b: logins only, so "Harry Mellor" on another
+    PR passed and a true co-author was rejected). Real records of 2026-W27."""
+    from chatbot.factsheet import fact_sheet, pr_entry
+
+    d = written_digest(thread_prs("2026-W27"), repo="vllm-project/vllm", week=IsoWeek(2026, 27),
+                       rules=shipped_rules("vllm"), lang="zh")
+    sheet = {p["number"]: p for p in fact_sheet(d)["key_prs"]}
+    assert (sheet[45953]["author"], sheet[45953]["author_name"], sheet[45953]["co_authors"]) == (
+        "ekagra-ranjan", "Ekagra Ranjan", ["Benjamin Chislett", "Nick Hill"])
+    assert (sheet[44589]["author"], sheet[44589]["author_name"], sheet[44589]["co_authors"]) == ("hmellor", "Harry Mellor", [])
+    # bots and the author's own trailer are no co-authors: 44785 has chengzheng345 and mergify[bot]
+    assert sheet[44785]["co_authors"] == [] and sheet[46182]["co_authors"] == ["LucasWilkinson"]
+    entry = pr_entry(d, next(p for p in d.key_prs if p.number == 46781))
+    assert (entry["author"], entry["author_name"]) == ("TheEpicDolphin", "Giancarlo Delfin")
+
+    f = Facts.build(d)
+    assert faults(f, "Harry Mellor 的 #44589 移除了多余的 load_weights 方法。", only="people") == []
+    assert faults(f, "Nick Hill 与 Ekagra Ranjan 合作的 #45953 让动态投机解码兼容完整 CUDA Graph。", only="people") == []
+    assert faults(f, "Giancarlo Delfin 在 #46781 中实现了块验证。", only="people") == []
+    assert faults(f, "Harry Mellor 的 #46182 搭建了 CuTeDSL 预热框架。", only="people") == [
+        "names Harry Mellor as the person behind #46182, who is not its author or co-author"]
+    assert faults(f, "Nick Hill 参与的 #46182 搭建了 CuTeDSL 预热框架。", only="people") == [
+        "names Nick Hill as the person behind #46182, who is not its author or co-author"]
+    assert faults(f, "Roberto L. Castro 与 LucasWilkinson 的 #46182 搭建了 CuTeDSL 预热框架。", only="people") == []
