@@ -367,6 +367,16 @@ def _with_button(blocks: list[Block], lang: str, report_url: str | None) -> list
     return blocks + [button] if button else blocks
 
 
+def with_report_attached(card: Card) -> Card:
+    """``card`` with the line "the full report follows in the thread as a file; a link needs a public
+    URL" (``card.report.attached`` in the card's language), before its trailing row of buttons: part
+    1 of a weekly post that has no public URL to link, whose report is posted as a file."""
+    blocks = list(card.blocks)
+    at = len(blocks) - 1 if blocks and isinstance(blocks[-1], Actions) else len(blocks)
+    blocks.insert(at, Context(runs=(Text(text=tr(card.lang, "card.report.attached")),)))
+    return card.model_copy(update={"blocks": tuple(blocks)})
+
+
 # --------------------------------------------------------------------------------------------
 # The weekly digest as cards
 # --------------------------------------------------------------------------------------------

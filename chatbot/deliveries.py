@@ -33,7 +33,8 @@ class DeliveryKey:
         week: ISO week ``2026-W20``.
         platform: ``slack`` or ``feishu``.
         destination: channel/chat/user id.
-        kind: ``digest``, ``slice`` or ``chart`` (the weekly chart's upload, part 1).
+        kind: ``digest``, ``slice``, ``chart`` (the weekly chart's upload, part 1) or ``report`` (the
+            full report posted as a file without a public URL, part 1).
         part: 1-based part number.
     """
 

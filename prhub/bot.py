@@ -26,7 +26,7 @@ from chatbot.errors import InputError
 from chatbot.fetching import fetch_week
 from chatbot.digest import Digest
 from chatbot.models import DigestText, PullRequest
-from chatbot.ports import ChatDelivery, Clock
+from chatbot.ports import ChatDelivery, Clock, FileUpload
 from chatbot.rules import Rules
 from chatbot.weeks import IsoWeek, load_zone
 from chatbot.writer import Budget
@@ -36,7 +36,7 @@ from prhub.config import Config, Settings, repo_rules, settings_of
 from scheduler.approval import Approvals
 from scheduler.config import LoadedConfig, RepositoryConfig
 from scheduler.delivery import Deliverer, Sleeper, Stopping
-from scheduler.jobs import ChartRenderer, DigestBuilder, DigestJob
+from scheduler.jobs import ChartRenderer, DigestBuilder, DigestJob, ReportFile
 from scheduler.metrics import METRICS, Metrics, label_set
 from scheduler.service import DigestScheduler
 
@@ -142,6 +142,19 @@ def weekly_chart(digest: DigestText) -> ChartImage | None:
     return main_chart(digest)
 
 
+def weekly_report_files(loaded: LoadedConfig, store: Any) -> ReportFile:
+    """The :data:`scheduler.jobs.ReportFile` of the weekly posts: the digest's full report (history
+    and trends from ``store``, the repository's rules) as a file (:func:`prhub.report.report_file`:
+    the PDF, the HTML page without a CJK font). Used only when no public URL links to the report."""
+
+    def render(digest: DigestText) -> FileUpload:
+        from prhub.report import build_report, report_file
+
+        return report_file(build_report(digest, store, repo_rules(loaded, loaded.config.repository(digest.repo))))
+
+    return render
+
+
 def public_report_url(loaded: LoadedConfig) -> Callable[[str, str], str | None]:
     """``(repo, week) -> {base}/reports/{owner}/{name}/{week}``, the base from ``PRHUB_PUBLIC_URL``
     else the config's ``chat.public_url`` (the same base as the chat's links); None without one.
@@ -187,11 +200,13 @@ class Bot:
 def create_bot(loaded: LoadedConfig, store: SqlStore, deliveries: dict[str, ChatDelivery], *, clock: Clock | None = None,
                sleep: Sleeper | None = None, build: DigestBuilder | None = None, metrics: Metrics = METRICS,
                report_url: Callable[[str, str], str | None] | None = None,
-               chart: ChartRenderer | None = weekly_chart) -> Bot:
+               chart: ChartRenderer | None = weekly_chart,
+               report_files: Callable[[LoadedConfig, Any], ReportFile] | None = weekly_report_files) -> Bot:
     """Wire the job and the scheduler around ``store`` (delivery log, subscriptions, PRs) and ``deliveries``.
 
     ``chart`` draws the chart attached to each weekly digest (default :func:`weekly_chart`; None:
-    no chart)."""
+    no chart). ``report_files(loaded, store)`` makes the renderer of the full report posted as a
+    file when there is no public URL (default :func:`weekly_report_files`; None: no file)."""
     clock = clock or SYSTEM_CLOCK
     sleeper = sleep or StopSleeper()
     cfg = loaded.config
@@ -200,7 +215,8 @@ def create_bot(loaded: LoadedConfig, store: SqlStore, deliveries: dict[str, Chat
     approvals = Approvals(cfg, store, deliverer, clock) if any(r.approval for r in cfg.repositories) else None
     job = DigestJob(cfg, build=build or digest_builder(loaded, store, clock), deliverer=deliverer, clock=clock,
                     subscribers=subscribers, report_url=report_url or public_report_url(loaded), metrics=metrics,
-                    chart=chart, approvals=approvals)
+                    chart=chart, approvals=approvals,
+                    report_file=report_files(loaded, store) if report_files is not None else None)
     sched = DigestScheduler(cfg, job, clock=clock, delivery_log=store)
     return Bot(loaded, store, job, sched, sleeper, metrics)
 
@@ -293,9 +309,11 @@ def report_lines(report: Any) -> Iterable[str]:
     for out in [*report.digests, *report.slices]:
         parts = ", ".join(f"{p.key.part}:{p.status}{' (already)' if p.already else ''}" for p in out.parts)
         yield f"  {out.kind} {out.destination.platform}:{out.destination.target}: {out.status} [{parts}]"
-    for c in report.charts:
-        what = c.reference if c.status == "sent" else c.reason
-        yield f"  chart {c.destination.platform}:{c.destination.target}: {c.status}{' (already)' if c.already else ''} [{what}]"
+    for name, uploads in (("chart", report.charts), ("report file", report.files)):
+        for c in uploads:
+            what = c.reference if c.status == "sent" else c.reason
+            yield (f"  {name} {c.destination.platform}:{c.destination.target}: {c.status}"
+                   f"{' (already)' if c.already else ''} [{what}]")
     for p in report.problems:
         yield f"  problem: {p}"
 

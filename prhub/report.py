@@ -8,6 +8,7 @@ History needs PRs of earlier weeks. They come from a *lookup*: anything with
 
 from __future__ import annotations
 
+import logging
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Iterable, Sequence
@@ -22,10 +23,13 @@ from chatbot.errors import InputError
 from chatbot.i18n import langs, tr
 from chatbot.history import Trends, WeekHistory, WeekStats, build_trends, week_history, week_stats
 from chatbot.models import DigestText, PullRequest
+from chatbot.ports import FileUpload
 from chatbot.render.html import ArchiveWeek, ChartImage, PageLink, render_archive_html, render_html, render_trends_html
 from chatbot.render.trends import render_trends_markdown
 from chatbot.rules import Rules
 from chatbot.weeks import IsoWeek, load_zone
+
+log = logging.getLogger(__name__)
 
 ARCHIVE_WEEKS = 104
 """Weeks on one archive page (two years); older weeks are on the pages its "Older weeks" link leads to."""
@@ -270,6 +274,28 @@ def report_pdf(report: Report) -> bytes:
     from adapters.report.pdf import html_to_pdf
 
     return html_to_pdf(report_html(report))
+
+
+def report_file(report: Report, *, pdf: Callable[[], bytes] | None = None) -> FileUpload:
+    """The report as the file posted where no public URL links to its page: its PDF
+    (``vllm-project-vllm-2026-W20-en.pdf``), or its HTML page (``….html``, charts inline) when the
+    PDF cannot be printed (a ``ReportError``: no CJK font; logged in one line), titled
+    ``report.file.title`` in the report's language.
+
+    Args:
+        report: the week's report.
+        pdf: prints its PDF (default :meth:`Report.pdf`; :class:`StoreReports` passes its cache).
+    """
+    from adapters.report.errors import ReportError
+
+    d = report.digest
+    stem = f"{d.repo.replace('/', '-')}-{d.week}-{d.lang}"
+    title = tr(d.lang, "report.file.title", repo=d.repo, week=d.week)
+    try:
+        return FileUpload(data=(pdf or report.pdf)(), filename=f"{stem}.pdf", title=title, kind="pdf")
+    except ReportError as exc:
+        log.warning("report %s %s (%s): no PDF (%s): the file is the HTML page", d.repo, d.week, d.lang, exc.user_message)
+    return FileUpload(data=report.html().encode("utf-8"), filename=f"{stem}.html", title=title, kind="html")
 
 
 def write_bytes(data: bytes, out: Path) -> None:

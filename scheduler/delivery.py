@@ -28,6 +28,8 @@ destination): its upload is a delivery-log row of kind ``chart``, part 1, whose 
 the platform's image reference. It is tried once per run (no retries): ``sent`` is reused, a
 ``failed`` row is tried again by a later run, and a ``sending`` row (a run that died during the
 upload) is left alone, since an upload cannot be looked up and a second one could show twice.
+Without a public URL for the report pages, the full report goes the same way, as a file
+(:meth:`Deliverer.upload_file`, kind ``report``).
 """
 
 from __future__ import annotations
@@ -36,12 +38,12 @@ import logging
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeVar
 
 from chatbot.deliveries import FAILED, SENDING, SENT, DeliveryKey, DeliveryLog, DeliveryRecord
 from chatbot.errors import DeliveryError
-from chatbot.ports import (ChatDelivery, Clock, Destination, SentMessage, dedup_window_seconds, image_uploader,
-                           rate_limit_reasons)
+from chatbot.ports import (ChatDelivery, Clock, Destination, FileUpload, SentMessage, dedup_window_seconds,
+                           file_uploader, image_uploader, rate_limit_reasons)
 from scheduler.claims import lease_expired, resend_deduplicated
 from scheduler.config import DeliverySettings
 from scheduler.metrics import METRICS, Metrics
@@ -57,9 +59,17 @@ UNSENT_PREFIX = "lookup failed"
 
 CHART = "chart"
 """Delivery-log kind of the weekly chart upload (one row per repo, week and destination, part 1)."""
+REPORT = "report"
+"""Delivery-log kind of the full report posted as a file when no public URL links to it (one row per
+repo, week and destination, part 1; its ``message_id`` is the platform's file or message id)."""
+UPLOAD_METRICS = {CHART: "prhub_charts_total", REPORT: "prhub_report_files_total"}
+"""The counter of each upload kind (by platform and outcome)."""
 
 ChartSource = Callable[[], "ChartImage | None"]
 """Draws the chart to upload (None: nothing to chart); called only when an upload is due."""
+FileSource = Callable[[], "FileUpload | None"]
+"""Renders the report file to post (None: nothing to attach); called only when an upload is due."""
+T = TypeVar("T")
 
 
 class Stopping(Exception):
@@ -116,9 +126,9 @@ class DestinationOutcome:
 
 @dataclass(frozen=True)
 class ChartOutcome:
-    """What happened to a destination's chart: ``sent`` (uploaded now or before; ``reference`` is
-    the platform's image reference), ``skipped`` (no chart, unsupported, or another run has it) or
-    ``failed`` (``reason``)."""
+    """What happened to a destination's upload, the chart's or the report file's: ``sent``
+    (uploaded now or before; ``reference`` is the platform's image, file or message reference),
+    ``skipped`` (nothing to upload, unsupported, or another run has it) or ``failed`` (``reason``)."""
 
     destination: Destination
     status: str
@@ -126,7 +136,7 @@ class ChartOutcome:
     reason: str | None = None
     already: bool = False
     title: str | None = None
-    """The chart's title when it was drawn in this run (alt text for a card image)."""
+    """The chart's title (alt text for a card image), or the report file's name, when made in this run."""
 
 
 @dataclass
@@ -139,6 +149,8 @@ class JobReport:
     digests: list[DestinationOutcome] = field(default_factory=list)
     slices: list[DestinationOutcome] = field(default_factory=list)
     charts: list[ChartOutcome] = field(default_factory=list)
+    files: list[ChartOutcome] = field(default_factory=list)
+    """The full report posted as a file, per destination (only without a public URL)."""
     problems: list[str] = field(default_factory=list)
     retry_at: datetime | None = None
 
@@ -246,63 +258,101 @@ class Deliverer:
             The outcome; ``reference`` is set when the chart is (or was already) uploaded.
             Never raises a platform, store or drawing error: the digest goes out without a chart.
         """
-        platform = destination.platform
-        uploader = image_uploader(self._deliveries.get(platform))
+        uploader = image_uploader(self._deliveries.get(destination.platform))
         if uploader is None:
-            return ChartOutcome(destination, "skipped", reason=f"{platform} delivery takes no images")
-        key = DeliveryKey(repo, week, platform, destination.target, CHART, 1)
+            return ChartOutcome(destination, "skipped", reason=f"{destination.platform} delivery takes no images")
+
+        def upload(image: ChartImage, _key: DeliveryKey) -> str:
+            return uploader.upload_image(destination, image.png, title=image.title, thread=thread)
+
+        return self._upload_once(destination, CHART, chart, upload, repo=repo, week=week, thread=thread,
+                                 title=lambda image: image.title)
+
+    def upload_file(self, destination: Destination, file: FileSource, *, repo: str, week: str,
+                    thread: str | None) -> ChartOutcome:
+        """Post the full report of (``repo``, ``week``) as a file to ``destination`` once, through
+        the platform's ``upload_file`` (:class:`chatbot.ports.FileUploader`), recorded in the
+        delivery log as kind :data:`REPORT`, part 1 (the same rules as :meth:`upload_chart`).
+
+        Args:
+            destination: where the digest goes.
+            file: renders the file; only called when an upload is due (None: nothing to attach).
+            repo, week: the digest's repository and ISO week.
+            thread: part 1's message id (the file goes in its thread), or None.
+
+        Returns:
+            The outcome; ``reference`` is the platform's file or message id when posted (now or before).
+            Never raises a platform, store or rendering error: the digest stays posted without it.
+        """
+        uploader = file_uploader(self._deliveries.get(destination.platform))
+        if uploader is None:
+            return ChartOutcome(destination, "skipped", reason=f"{destination.platform} delivery takes no files")
+
+        def upload(f: FileUpload, key: DeliveryKey) -> str:
+            return uploader.upload_file(destination, f, thread=thread, delivery_key=key.token)
+
+        return self._upload_once(destination, REPORT, file, upload, repo=repo, week=week, thread=thread,
+                                 title=lambda f: f.filename)
+
+    def _upload_once(self, destination: Destination, kind: str, make: Callable[[], T | None],
+                     upload: Callable[[T, DeliveryKey], str], *, repo: str, week: str, thread: str | None,
+                     title: Callable[[T], str]) -> ChartOutcome:
+        """One best-effort upload of ``kind`` (:data:`CHART`, :data:`REPORT`) per (repo, week,
+        destination): ``make`` builds what to upload (only when due), ``upload`` posts it and
+        answers the platform's reference. Failures are logged in one line and logged ``failed``."""
+        key = DeliveryKey(repo, week, destination.platform, destination.target, kind, 1)
         owned = False
         try:
-            row = next((r for r in self._log.deliveries_of(repo, week, CHART) if r.key == key), None)
+            row = next((r for r in self._log.deliveries_of(repo, week, kind) if r.key == key), None)
             if row is not None and row.status != FAILED:
-                return self._chart_exists(destination, key, row)
-            image = chart()
-            if image is None:
-                return self._chart_outcome(destination, "skipped", reason="no chart for this digest")
+                return self._upload_exists(destination, key, row)
+            thing = make()
+            if thing is None:
+                return self._upload_outcome(destination, kind, "skipped", reason=f"no {kind} for this digest")
             now = self._clock.now()
             if row is None:
                 owned, row = self._log.claim_delivery(key, now, self.owner)
                 if not owned:
-                    return self._chart_exists(destination, key, row)
+                    return self._upload_exists(destination, key, row)
             else:
                 owned = self._log.take_over_delivery(key, row, now, self.owner)
                 if not owned:
-                    return self._chart_outcome(destination, "skipped", reason="taken by another process")
+                    return self._upload_outcome(destination, kind, "skipped", reason="taken by another process")
             self._log.touch_delivery(key, row.attempts + 1, now)
-            ref = uploader.upload_image(destination, image.png, title=image.title, thread=thread)
+            ref = upload(thing, key)
         except DeliveryError as exc:
             reason = exc.reason or "error"
-            log.warning("chart %s: upload failed (%s); the digest goes out without it", key, reason)
-            return self._chart_failed(destination, key, reason, owned)
-        except Exception as exc:  # drawing, store or adapter trouble: the digest goes on without a chart
-            log.exception("chart %s: %s; the digest goes out without it", key, exc)
-            return self._chart_failed(destination, key, f"{type(exc).__name__}: {getattr(exc, 'user_message', exc)}", owned)
+            log.warning("%s %s: upload failed (%s); the digest goes out without it", kind, key, reason)
+            return self._upload_failed(destination, key, reason, owned)
+        except Exception as exc:  # drawing, store or adapter trouble: the digest goes on without it
+            log.exception("%s %s: %s; the digest goes out without it", kind, key, exc)
+            return self._upload_failed(destination, key, f"{type(exc).__name__}: {getattr(exc, 'user_message', exc)}", owned)
         try:
             self._log.mark_delivery_sent(key, ref, thread, self._clock.now())
         except Exception:  # uploaded, but the log could not say so: use it now, a later run skips the 'sending' row
-            log.exception("chart %s: uploaded as %s but not recorded", key, ref)
-        log.info("chart %s: uploaded (%s)", key, ref)
-        return self._chart_outcome(destination, SENT, ref, title=image.title)
+            log.exception("%s %s: uploaded as %s but not recorded", kind, key, ref)
+        log.info("%s %s: uploaded (%s)", kind, key, ref)
+        return self._upload_outcome(destination, kind, SENT, ref, title=title(thing))
 
-    def _chart_exists(self, destination: Destination, key: DeliveryKey, row: DeliveryRecord) -> ChartOutcome:
+    def _upload_exists(self, destination: Destination, key: DeliveryKey, row: DeliveryRecord) -> ChartOutcome:
         if row.status == SENT and row.message_id:
-            log.info("chart %s: already uploaded (%s)", key, row.message_id)
+            log.info("%s %s: already uploaded (%s)", key.kind, key, row.message_id)
             return ChartOutcome(destination, SENT, row.message_id, already=True)
-        log.info("chart %s: a %s row exists (another run uploads it, or died uploading): not uploading again",
-                 key, row.status)
-        return self._chart_outcome(destination, "skipped", reason=f"chart row is {row.status}")
+        log.info("%s %s: a %s row exists (another run uploads it, or died uploading): not uploading again",
+                 key.kind, key, row.status)
+        return self._upload_outcome(destination, key.kind, "skipped", reason=f"{key.kind} row is {row.status}")
 
-    def _chart_failed(self, destination: Destination, key: DeliveryKey, reason: str, owned: bool) -> ChartOutcome:
+    def _upload_failed(self, destination: Destination, key: DeliveryKey, reason: str, owned: bool) -> ChartOutcome:
         if owned:
             try:
                 self._log.mark_delivery_failed(key, reason, self._clock.now())
             except Exception:
-                log.exception("chart %s: cannot record the failure (%s)", key, reason)
-        return self._chart_outcome(destination, FAILED, reason=reason)
+                log.exception("%s %s: cannot record the failure (%s)", key.kind, key, reason)
+        return self._upload_outcome(destination, key.kind, FAILED, reason=reason)
 
-    def _chart_outcome(self, destination: Destination, status: str, reference: str | None = None,
-                       reason: str | None = None, title: str | None = None) -> ChartOutcome:
-        self._metrics.inc("prhub_charts_total", platform=destination.platform, outcome=status)
+    def _upload_outcome(self, destination: Destination, kind: str, status: str, reference: str | None = None,
+                        reason: str | None = None, title: str | None = None) -> ChartOutcome:
+        self._metrics.inc(UPLOAD_METRICS[kind], platform=destination.platform, outcome=status)
         return ChartOutcome(destination, status, reference, reason, title=title)
 
     # -- one part --------------------------------------------------------------------------------

@@ -11,6 +11,11 @@ destination (best effort: a chart that cannot be drawn or uploaded is logged and
 out without it). Where it goes depends on the platform (:class:`chatbot.ports.ImageUploader`):
 Feishu shows an uploaded image key in a card, so the chart is uploaded first and put in part 1;
 Slack shares the uploaded file into a thread, so the chart follows part 1, in its thread.
+
+Without a public URL for the report pages (no "Full report" button), a destination whose platform
+takes files (:class:`chatbot.ports.FileUploader`) gets the full report as a file in part 1's thread,
+after the parts, once (kind ``report`` in the delivery log), and part 1 says so. Best effort like the
+chart: a report that cannot be rendered or posted is logged in one line and the post stays as it is.
 """
 
 from __future__ import annotations
@@ -18,21 +23,21 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable, Sequence
 from datetime import datetime
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from chatbot.admins import admin_user
 from chatbot.actions import digest_buttons
-from chatbot.cards import Card, CardLimits, Image, digest_cards, message_card, with_image
+from chatbot.cards import Card, CardLimits, Image, digest_cards, message_card, with_image, with_report_attached
 from chatbot.deliveries import SENT, SubscriberDirectory
 from chatbot.errors import PrhubError, RateLimitedError
 from chatbot.i18n import tr
 from chatbot.digest import Digest, write
 from chatbot.models import DigestText
-from chatbot.ports import Clock, Destination, image_uploader
+from chatbot.ports import Clock, Destination, FileUpload, file_uploader, image_uploader
 from chatbot.slices import slice_card
 from chatbot.weeks import IsoWeek, load_zone
 from scheduler.config import BotConfig, RepositoryConfig
-from scheduler.delivery import ChartOutcome, ChartSource, Deliverer, DestinationOutcome, JobReport, Stopping
+from scheduler.delivery import ChartOutcome, ChartSource, Deliverer, DestinationOutcome, FileSource, JobReport, Stopping
 from scheduler.metrics import METRICS, Metrics
 
 if TYPE_CHECKING:
@@ -63,6 +68,34 @@ ChartRenderer = Callable[[DigestText], "ChartImage | None"]
 """Draws the main chart of a digest (in ``digest.lang``) as a PNG with a plain-text title, or None
 when there is nothing to chart. ``prhub/bot.py`` injects one built on matplotlib; it may raise."""
 
+ReportFile = Callable[[DigestText], "FileUpload | None"]
+"""Renders the full report of a digest (in ``digest.lang``) as the file posted when no public URL
+links to it, or None when there is nothing to attach. ``prhub/bot.py`` injects one (the report's
+PDF, its HTML page when the PDF cannot be printed); it may raise."""
+
+X = TypeVar("X")
+
+
+def once_per_lang(make: Callable[[str], X | None]) -> Callable[[str], Callable[[], X | None]]:
+    """``of(lang)`` is a source that calls ``make(lang)`` at most once per language and run (a
+    failure too: it is raised again to every later caller), for sources called only when due."""
+    made: dict[str, Any] = {}
+
+    def of(lang: str) -> Callable[[], X | None]:
+        def get() -> X | None:
+            if lang not in made:
+                try:
+                    made[lang] = make(lang)
+                except Exception as exc:
+                    made[lang] = exc
+            got = made[lang]
+            if isinstance(got, Exception):
+                raise got
+            return got  # type: ignore[no-any-return]
+        return get
+
+    return of
+
 
 def week_for(fire_time: datetime, week_tz: str) -> IsoWeek:
     """The ISO week (in ``week_tz``) that ended at or before ``fire_time`` (aware)."""
@@ -75,7 +108,8 @@ class DigestJob:
     def __init__(self, config: BotConfig, *, build: DigestBuilder, deliverer: Deliverer, clock: Clock,
                  subscribers: SubscriberDirectory | None = None, report_url: ReportUrl | None = None,
                  schedule_retry: RetryScheduler | None = None, metrics: Metrics = METRICS,
-                 chart: ChartRenderer | None = None, approvals: Approvals | None = None) -> None:
+                 chart: ChartRenderer | None = None, approvals: Approvals | None = None,
+                 report_file: ReportFile | None = None) -> None:
         """
         Args:
             config: the bot's configuration.
@@ -89,6 +123,8 @@ class DigestJob:
             chart: draws a digest's main chart (None: digests go out without a chart).
             approvals: holds the posts of ``approval: true`` repositories for the admins
                 (:mod:`scheduler.approval`); None: every post goes out at once.
+            report_file: renders the full report as a file, posted when ``report_url`` gives no
+                URL (None: no file; part 1 then only lacks the button).
         """
         self.config = config
         self._build = build
@@ -99,6 +135,7 @@ class DigestJob:
         self._schedule_retry = schedule_retry
         self._metrics = metrics
         self._chart = chart
+        self._report_file = report_file
         self.approvals = approvals
         if approvals is not None:
             approvals.attach(lambda repo, week: self.run(repo, week=week))
@@ -191,24 +228,15 @@ class DigestJob:
             return
 
         url = self._report_url(cfg.repo, str(week))
-        charts: dict[str, ChartImage | Exception | None] = {}
+        chart = self._chart
+        chart_of: Callable[[str], ChartSource] = once_per_lang(lambda lang: chart(digest(lang)) if chart else None)
+        render = self._report_file
+        file_of: Callable[[str], FileSource] = once_per_lang(lambda lang: render(digest(lang)) if render else None)
 
-        def chart_of(lang: str) -> ChartSource:
-            def draw() -> ChartImage | None:  # once per language and run, failure included
-                if lang not in charts:
-                    assert self._chart is not None
-                    try:
-                        charts[lang] = self._chart(digest(lang))
-                    except Exception as exc:
-                        charts[lang] = exc
-                got = charts[lang]
-                if isinstance(got, Exception):
-                    raise got
-                return got
-            return draw
-
-        def cards_of(lang: str) -> list[Card]:
+        def cards_of(lang: str, attached: bool = False) -> list[Card]:
             cards = digest_cards(digest(lang), report_url=url, limits=CardLimits(top_risks=cfg.cards.top_risks))
+            if attached and cards:
+                cards[0] = with_report_attached(cards[0])
             return [digest_buttons(c, digest(lang)) for c in cards[:1]] + cards[1:]
 
         if self.approvals is not None:
@@ -219,11 +247,17 @@ class DigestJob:
                 return
         for d in cfg.destinations:
             dest = Destination(platform=d.platform, target=d.target, lang=d.lang, workspace=d.workspace)
-            cards = cards_of(d.lang)
-            out, chart = self._deliver_digest(dest, cards, repo=cfg.repo, week=str(week), chart=chart_of(d.lang))
+            attach = url is None and render is not None \
+                and file_uploader(self._deliverer.delivery_for(d.platform)) is not None
+            cards = cards_of(d.lang, attached=attach)
+            out, charted = self._deliver_digest(dest, cards, repo=cfg.repo, week=str(week), chart=chart_of(d.lang))
             report.digests.append(out)
-            if chart is not None:
-                report.charts.append(chart)
+            if charted is not None:
+                report.charts.append(charted)
+            thread = _thread_of(out)
+            if attach and thread:
+                report.files.append(self._deliverer.upload_file(dest, file_of(d.lang), repo=cfg.repo, week=str(week),
+                                                                thread=thread))
             if out.unsent:
                 report.problems.append(f"{d.platform}:{d.target}: {out.unsent}")
         self._slices(cfg, week, digest, url, report)
@@ -249,8 +283,7 @@ class DigestJob:
                     cards = [with_image(cards[0], Image(key=outcome.reference, alt=alt)), *cards[1:]]
             return self._deliverer.deliver(dest, cards, repo=repo, week=week, kind=DIGEST), outcome
         out = self._deliverer.deliver(dest, cards, repo=repo, week=week, kind=DIGEST)
-        first = out.parts[0] if out.parts else None
-        thread = (first.thread_id or first.message_id) if first is not None and first.status == SENT else None
+        thread = _thread_of(out)
         if thread:
             outcome = self._deliverer.upload_chart(dest, chart, repo=repo, week=week, thread=thread)
         return out, outcome
@@ -290,3 +323,9 @@ class DigestJob:
                 except Exception as exc:  # an alert that cannot be sent is only logged
                     log.warning("cannot tell admin %s:%s about %s %s: %s", platform, admin, cfg.repo, report.week,
                                 getattr(exc, "reason", exc))
+
+
+def _thread_of(out: DestinationOutcome) -> str | None:
+    """Part 1's thread (its message id) when part 1 is sent, else None."""
+    first = out.parts[0] if out.parts else None
+    return (first.thread_id or first.message_id) if first is not None and first.status == SENT else None

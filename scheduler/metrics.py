@@ -21,6 +21,7 @@ _HELP = {
     "prhub_deliveries_retried_total": "Platform calls retried after a 429, 5xx or timeout, by platform.",
     "prhub_deliveries_skipped_total": "Message parts already sent or being sent by another process, by platform.",
     "prhub_charts_total": "Weekly charts attached to digests, by platform and outcome (sent, failed, skipped).",
+    "prhub_report_files_total": "Full reports posted as files (no public URL), by platform and outcome (sent, failed, skipped).",
     "prhub_jobs_total": "Scheduled digest job runs, by repository and outcome.",
     "prhub_queries_answered_total": "Chat queries answered, by platform.",
 }
