@@ -4,22 +4,31 @@ It opens a database by URL (SQLite file by default, PostgreSQL by ``postgresql+p
 upgrades its schema with Alembic under a migration lock (one migrator at a time), hands out one
 connection per read and one transaction per write, and turns SQLAlchemy and driver errors into
 one-line :class:`~adapters.storage.errors.StoreError`\\ s that never carry a password.
+
+:class:`StorePort` is the base of the per-port classes (``prs.py``, ``history.py``, ``deliveries.py``,
+…) that :class:`~adapters.storage.store.SqlStore` joins, and the helpers below it are what more than
+one of them needs: the dialect's ``INSERT``, aware instants, NUL-free text, the chunk size and the
+event-key width.
 """
 
 from __future__ import annotations
 
+import hashlib
 import logging
 import threading
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
+from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import Connection, Engine, create_engine, text
+from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import URL, make_url
 from sqlalchemy.exc import ArgumentError, DBAPIError, NoSuchModuleError, SQLAlchemyError
 
 from adapters.storage.errors import StoreError, mask_url, scrub
+from chatbot.ports import Clock
 
 if TYPE_CHECKING:  # Alembic is imported when a store is opened, not with this module
     from alembic.config import Config
@@ -286,3 +295,57 @@ def _table_missing(orig: BaseException, reason: str) -> bool:
     """Whether a driver error says a table does not exist: PostgreSQL's SQLSTATE ``42P01``
     (``undefined_table``) or SQLite's ``no such table`` message."""
     return getattr(orig, "sqlstate", None) == "42P01" or reason.lower().startswith("no such table")
+
+
+class StorePort:
+    """The base of the store's per-port classes: the shared :class:`StoreEngine` and the clock, under
+    the names their methods use (``self._errors``, ``self._read``, ``self._engine``, ``self.url``).
+
+    :class:`~adapters.storage.store.SqlStore` is all of them over one engine; each also stands alone
+    over a :class:`StoreEngine` whose schema is at head (``SqlApprovals(StoreEngine.open(url), clock)``).
+    ``clock`` stamps rows the caller gives no time for (subscriptions, cached summaries).
+    """
+
+    def __init__(self, db: StoreEngine, clock: Clock) -> None:
+        self._db = db
+        self._clock = clock
+
+    @property
+    def url(self) -> str:
+        """The database URL with its password masked (safe to print)."""
+        return self._db.url
+
+    @property
+    def _engine(self) -> Engine:
+        return self._db.engine
+
+    def _errors(self, action: str, *, writing: bool = False) -> AbstractContextManager[None]:
+        """:meth:`StoreEngine.errors`: driver errors become one-line :class:`StoreError`\\ s."""
+        return self._db.errors(action, writing=writing)
+
+    def _read(self, action: str) -> AbstractContextManager[Connection]:
+        """:meth:`StoreEngine.read`: an autocommit connection for one read."""
+        return self._db.read(action)
+
+    def _insert(self, conn: Connection) -> Any:
+        return postgresql.insert if conn.dialect.name == "postgresql" else sqlite.insert
+
+
+CHUNK = 500  # rows per INSERT statement (well under SQLite's and PostgreSQL's parameter limits)
+
+
+def check_aware(name: str, value: datetime) -> None:
+    """Raise ValueError naming ``name`` when ``value`` is a naive datetime (the store takes aware instants)."""
+    if value.tzinfo is None or value.utcoffset() is None:
+        raise ValueError(f"{name} {value.isoformat()} is naive: pass an aware (UTC) datetime")
+
+
+def no_nul(value: str) -> str:
+    """``value`` without NUL characters, for a text column."""
+    # PostgreSQL text cannot hold NUL; the JSON copy in ``data`` keeps the exact value (escaped).
+    return value.replace("\x00", "")
+
+
+def event_key(key: str) -> str:
+    """``key``, or ``sha256:`` + its SHA-256 when longer than the 255-character column."""
+    return key if len(key) <= 255 else "sha256:" + hashlib.sha256(key.encode("utf-8")).hexdigest()
