@@ -7,7 +7,7 @@ and prints::
 
     true_kept: 38/39 (97.4%)              target >= 90%
     false_rejected: 5/5
-    edits_rejected: 40/42 (95.2%)         target >= 90%
+    edits_rejected: 42/42 (100.0%)        target >= 90%
     edits_rejected_swapped_pr: 8/8        target: all (also wrong_subject_number, inverted, false_relation)
     ...
     check_cpu_ms_per_sentence: 0.9 (= 0.4x yardstick)

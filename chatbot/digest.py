@@ -440,7 +440,21 @@ def digest_from(wa: WeekAnalysis, lang: str, *, skipped_records: int = 0,
         ai_coauthor_share=round(ai / n, 3) if n else 0.0,
         bot_coauthor_share=round(bot / n, 3) if n else 0.0,
         module_names={m: rules.module_display(m, lang) for m in sorted(module_ids, key=lambda m: compiled.module_order.get(m, 0))},
+        vocabulary=_vocabulary(rules),
     )
+
+
+def _vocabulary(rules: Rules) -> dict[str, tuple[str, ...]]:
+    """:attr:`DigestText.vocabulary`: every name of each label (its name and prefix aliases), module
+    (id, display names, aliases) and topic (display names, aliases) of ``rules``, repeats dropped."""
+    out: dict[str, tuple[str, ...]] = {}
+    for name in [r.name for r in rules.labels] + list(rules.prefix_aliases):
+        out[f"labels.{name}"] = tuple(dict.fromkeys((name, *rules.prefix_aliases.get(name, ()))))
+    for m in rules.modules:
+        out[f"modules.{m.id}"] = tuple(dict.fromkeys((m.id, *m.name.values(), *m.aliases)))
+    for t in rules.topics:
+        out[f"topics.{t.id}"] = tuple(dict.fromkeys((*t.name.values(), *t.aliases)))
+    return out
 
 
 def _eligible(analyzed: Sequence[AnalyzedPR], by_a: Mapping[int, PRAnalysis]) -> list[AnalyzedPR]:

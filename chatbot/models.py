@@ -365,6 +365,11 @@ class DigestText(Frozen):
     bot_coauthor_share: float
     module_names: dict[str, str]
     """Display name of every module id in the digest, in ``lang``."""
+    vocabulary: dict[str, tuple[str, ...]] = Field(default_factory=dict, exclude=True)
+    """The names the rules give each label, module and storyline topic, by ``labels.<name>``,
+    ``modules.<id>`` and ``topics.<id>`` (display names in every language, aliases, prefix aliases):
+    what the LLM writer's validator reads as a label, module or platform name. Not serialized, so
+    ``--format json`` and its schema are unchanged."""
     headline: str = ""
     """One-line headline of the week in ``lang`` (rule-written, or model-written and validated)."""
     trend_text: str = ""

@@ -18,7 +18,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import date
 
-from chatbot.prose_check.facts import FILES, LINES, PERCENT, PRS, SCORE, TEXT, WEEK, Fact, Facts
+from chatbot.prose_check.facts import FILES, LINES, PERCENT, PRS, SCORE, TEXT, WEEK, Fact, Facts, name_key
 from chatbot.prose_check.tokens import CJK_CHAR, Number, clauses, dates, numbers, pr_refs, versions
 
 MAX_SENTENCE = 400
@@ -167,6 +167,42 @@ def check_foreign_identifiers(c: Claim, f: Facts, slot: str | None) -> list[str]
                 faults.append(f"says {ident} of {', '.join(f'#{n}' for n in nums)}, but {ident} is in the title of "
                               + ", ".join(f"#{n}" for n in holders[:3]))
                 break
+    return faults
+
+
+def _named_as_name(text: str, start: int, word: str, lang: str) -> bool:
+    """Whether ``word`` at ``start`` is written as a name: with a capital letter or a digit (``ROCm``,
+    ``XPU``, ``Gemma4``) or in CJK (``Rust 前端``); not a plain capitalised word opening an English
+    sentence or clause (``Model support had ...``), not lower case (``build``, ``fix``)."""
+    if not re.search(r"[A-Z0-9]", word) and not CJK_CHAR.search(word):
+        return False
+    if lang == "en" and re.fullmatch(r"[A-Z][a-z]+", word):
+        return not re.search(r"(?:^|[.!?:;]\s*)$", text[:start].rstrip())
+    return True
+
+
+def check_wrong_entity(c: Claim, f: Facts, slot: str | None) -> list[str]:
+    """A label, module, storyline-topic or platform name of the rules (``ROCm``, ``XPU``, ``Gemma4``,
+    ``Kimi``, ``Rust 前端``), written as a name (:func:`_named_as_name`) in a clause, that the titles
+    of other PRs of the week write, names a label, module or topic of a PR the clause cites (of the
+    sentence, when the clause cites none): one of its own, or one whose name its texts write.
+    ``修正ROCm上的workspace不足问题`` about two FlashInfer MLA fixes is caught; a name no other title
+    uses (``RoutedExperts``, a class a refactor moved code into) is left to the other checks."""
+    if f.entities is None:
+        return []
+    faults: list[str] = []
+    spans = clauses(c.text)
+    for m in f.entities.finditer(c.text):
+        word = m.group(0)
+        if not _named_as_name(c.text, m.start(), word, f.lang):
+            continue
+        a, b = next(((x, y) for x, y in spans if x <= m.start() < y), (0, len(c.text)))
+        prs = [n for n in dict.fromkeys([n for n, _ in pr_refs(c.text[a:b])] or sorted(c.cited_prs())) if n in f.prs]
+        ids = f.entity_ids.get(name_key(word), frozenset())
+        if not prs or any(f.belongs(n, ids) for n in prs) or not f.titled(word) - set(prs):
+            continue
+        faults.append(f"says {word} of " + ", ".join(f"#{n}" for n in prs)
+                      + ", which is none of its labels, modules or topics")
     return faults
 
 
@@ -399,6 +435,7 @@ CHECKS: dict[str, Check] = {
     "people": check_people,
     "direction": check_direction,
     "foreign_identifiers": check_foreign_identifiers,
+    "wrong_entity": check_wrong_entity,
     "language": check_language,
 }
 """Every check by name, in the order they run."""

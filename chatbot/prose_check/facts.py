@@ -10,7 +10,9 @@ Ids are dotted paths; a sentence that cites an id cites every fact under it (``p
   its rule sentence); ``risks.<kind>`` (``.pr_count`` and the numbers of its detail);
 - ``authors.<login>.prs`` (the week's top authors); ``coauthors.ai_share|bot_share`` (percent);
 - ``prs.<n>.additions|deletions|net|files|importance|merged|author`` and the numbers of its title,
-  gist and stated results (``prs.<n>.text``) — for every PR of the week, key PR or not.
+  gist and stated results (``prs.<n>.text``) — for every PR of the week, key PR or not;
+- the names the rules give labels, modules and topics (:attr:`~chatbot.models.DigestText.vocabulary`)
+  and each PR's own (:meth:`Facts.belongs`), for the wrong-module-or-platform check.
 
 ``Facts.build`` reads a :class:`~chatbot.models.DigestText` (each PR's author login, display name
 and co-authors: the people a sentence may name with it); given the raw
@@ -57,6 +59,8 @@ class PRFacts:
     reverted_by: int | None
     fixes: frozenset[int]
     versions: frozenset[str]
+    groups: frozenset[str] = frozenset()
+    """Its labels, modules and storyline topics as vocabulary ids (``labels.rocm``, ``modules.models``, ``topics.kimi``)."""
 
 
 @dataclass
@@ -80,6 +84,29 @@ class Facts:
     """Words of the week's label, module, storyline and risk names (casefolded): never a foreign identifier."""
     known_prs: frozenset[int] = frozenset()
     """PRs of the week and PRs they name (a revert's target, a "Fixes #N")."""
+    entities: re.Pattern[str] | None = None
+    """Any label, module or topic name of the rules (``ROCm``, ``Gemma4``, ``Rust 前端``), longest first."""
+    entity_ids: dict[str, frozenset[str]] = field(default_factory=dict)
+    """A name (folded: :func:`name_key`) and the vocabulary ids it names (``rocm``: a label, a module's alias, a topic)."""
+    entity_rx: dict[str, re.Pattern[str]] = field(default_factory=dict)
+    """A vocabulary id and the pattern of all its names: a PR whose texts have one belongs to it."""
+    _titled: dict[str, frozenset[int]] = field(default_factory=dict)
+
+    def belongs(self, number: int, ids: Iterable[str]) -> bool:
+        """Whether PR ``number`` is in one of the labels, modules or topics ``ids``: one of its own, or one
+        whose name its title, gist, stated results or description write."""
+        p = self.prs.get(number)
+        if p is None:
+            return False
+        return any(i in p.groups or ((rx := self.entity_rx.get(i)) is not None and rx.search(p.texts)) for i in ids)
+
+    def titled(self, name: str) -> frozenset[int]:
+        """PRs of the week whose title writes ``name`` (``[Tag]`` prefixes included; memoised)."""
+        key = name_key(name)
+        if key not in self._titled:
+            rx = _written_rx([name])
+            self._titled[key] = frozenset(p.number for p in self.prs.values() if rx.search(p.title))
+        return self._titled[key]
 
     def under(self, prefixes: Iterable[str]) -> list[Fact]:
         """Facts whose id is one of ``prefixes`` or below one."""
@@ -135,6 +162,9 @@ class Facts:
             out._subject((c.login,), f"authors.{key}", person=True)
         add("coauthors.ai_share", PERCENT, 100.0 * d.ai_coauthor_share)
         add("coauthors.bot_share", PERCENT, 100.0 * d.bot_coauthor_share)
+        topics = {p: f"topics.{t.module.removeprefix('topic:')}" for t in d.themes if t.module.startswith("topic:")
+                  for p in t.prs}
+        out._vocabulary(d.vocabulary)
         raw_by = {p.number: p for p in raw}
         for p in d.prs:
             pid = f"prs.{p.number}"
@@ -162,7 +192,10 @@ class Facts:
                 fixes |= named
             out.prs[p.number] = PRFacts(number=p.number, title=p.title, texts=f"{text} {body}", people=people,
                                         reverts=p.reverts, reverted_by=p.reverted_by, fixes=frozenset(fixes),
-                                        versions=frozenset(versions(f"{text} {body}")))
+                                        versions=frozenset(versions(f"{text} {body}")),
+                                        groups=frozenset({*(f"labels.{x}" for x in p.labels),
+                                                          *(f"modules.{x}" for x in p.modules),
+                                                          *((topics[p.number],) if p.number in topics else ())}))
             out.slots[pid] = frozenset({p.number, *named, *(n for n in (p.reverts, p.reverted_by) if n)})
         named_all = {int(n) for p in d.prs for n in PR_REF.findall(f"{p.title} {p.gist}")}
         out.known_prs = frozenset(by_num) | named_all | {p.reverted_by for p in d.prs if p.reverted_by}
@@ -189,6 +222,25 @@ class Facts:
             for name in names:
                 self._person(name)
 
+    def _vocabulary(self, vocabulary: dict[str, tuple[str, ...]]) -> None:
+        """:attr:`entities`, :attr:`entity_ids` and :attr:`entity_rx` from a digest's vocabulary
+        (names of 2 characters or more, not only digits)."""
+        ids: dict[str, set[str]] = {}
+        spelling: dict[str, str] = {}
+        for vid, names in vocabulary.items():
+            usable = [x.strip() for x in names if len(x.strip()) >= 2 and not x.strip().isdigit()]
+            if usable:
+                self.entity_rx[vid] = _written_rx(usable)
+            for x in usable:
+                ids.setdefault(name_key(x), set()).add(vid)
+                spelling.setdefault(name_key(x), x)
+        self.entity_ids = {k: frozenset(v) for k, v in ids.items()}
+        if spelling:
+            alts = sorted(spelling.values(), key=lambda x: (-len(name_key(x)), x))
+            self.entities = re.compile(r"(?<![A-Za-z0-9_\-/])(?:" + "|".join(r"\s*".join(re.escape(w) for w in x.split())
+                                                                        for x in alts) + r")(?![A-Za-z0-9_\-])",
+                                       re.IGNORECASE)
+
     def _generic(self, words: Iterable[str], *ids: str) -> None:
         for w in words:
             self.generic.append((re.compile(w, re.IGNORECASE), ids))
@@ -197,6 +249,11 @@ class Facts:
         key = person_key(name)
         if len(key) >= 4 and key not in self.people:
             self.people[key] = _person_rx(name)
+
+
+def name_key(name: str) -> str:
+    """A label, module or topic name folded for look-up: lower case, spaces dropped (``Rust 前端`` = ``rust前端``)."""
+    return "".join(name.casefold().split())
 
 
 def person_key(name: str) -> str:
@@ -209,6 +266,14 @@ def _name_rx(name: str) -> re.Pattern[str]:
     """A label, module or risk name in text: case-insensitive, spaces optional, not inside a longer ASCII word."""
     parts = [re.escape(x) for x in name.split()]
     return re.compile(r"(?<![A-Za-z0-9_\-/])" + r"\s*".join(parts) + r"(?![A-Za-z0-9_\-])", re.IGNORECASE)
+
+
+def _written_rx(names: Iterable[str]) -> re.Pattern[str]:
+    """Any of ``names`` written in a PR's own text: case-insensitive, spaces optional, a plural ``s``
+    allowed, not after a letter or digit and not before a lower-case letter (``Gemma4ToolParser``
+    and ``[ROCm]`` write Gemma4 and ROCm, ``output`` does not write TPU)."""
+    alts = "|".join(r"\s*".join(re.escape(w) for w in x.split()) for x in names)
+    return re.compile(r"(?<![A-Za-z0-9])(?i:" + alts + r")(?:s|es)?(?![a-z])")
 
 
 def _person_rx(name: str) -> re.Pattern[str]:

@@ -77,7 +77,7 @@ def test_no_number_next_to_a_cjk_character_escapes_extraction(before, after, val
 
 def test_every_check_is_registered_once_with_a_docstring():
     assert list(CHECKS) == ["length", "markup", "known_prs", "slot_prs", "numbers", "versions", "dates", "relations",
-                            "people", "direction", "foreign_identifiers", "language"]
+                            "people", "direction", "foreign_identifiers", "wrong_entity", "language"]
     assert all(fn.__doc__ for fn in CHECKS.values())
 
 
@@ -194,6 +194,28 @@ def test_foreign_identifiers(w20):
     assert faults(f, "#41946 adds aiter mhc support for DSV4.", only="foreign_identifiers") == []
     out = faults(f, "#41946 consolidates GPTQ.", only="foreign_identifiers")
     assert out and out[0].startswith("says GPTQ of #41946, but GPTQ is in the title of")
+
+
+@pytest.mark.parametrize("lang, text, wrong", [
+    ("zh", "#41946 为 ROCm 增加 aiter mhc 支持。", None),
+    ("zh", "#39949 为 ROCm 增加混合注意力支持。", "ROCm of #39949"),
+    ("zh", "XPU 上的 #39949 支持混合注意力。", "XPU of #39949"),
+    ("en", "#42128 fixes Gemma4 tool-parser streaming.", None),
+    ("en", "#39949 brings hybrid attention to Gemma4.", "Gemma4 of #39949"),
+    # the clause's PRs: one of them being ROCm's is enough; a clause without a PR reads the sentence's
+    ("en", "On ROCm, #41946 adds aiter mhc support and #39949 supports hybrid attention.", None),
+    ("zh", "修复了 Kimi 的解析问题：#39949。", "Kimi of #39949"),
+    # not names: a plain word opening an English sentence, lower case, a name no title of the week writes
+    ("en", "Speculative decoding: #39949 supports hybrid attention models.", None),
+    ("en", "#39949 touches the build and the tpu runner.", None),
+    ("en", "#39949 also helps Medusa drafters.", None),
+])
+def test_wrong_entity_a_platform_model_or_module_name_must_be_the_prs(w20, lang, text, wrong):
+    """A name the rules give a label, module or topic, and other titles of the week write, must be one
+    of the cited PR's (its labels, modules, storyline, or its own words): #41946 is [ROCm], #39949 is
+    a spec-decode PR, #42128 fixes the Gemma4ToolParser."""
+    expected = [f"says {wrong}, which is none of its labels, modules or topics"] if wrong else []
+    assert faults(w20[lang], text, only="wrong_entity") == expected
 
 
 def test_language(w20):
