@@ -201,6 +201,18 @@ Block = Annotated[Union[Section, Fields, PRList, Context, Actions, Image], Field
 """One block of a card."""
 
 
+class Attachment(_Frozen):
+    """A file a chat answer posts after its card, in the same conversation: the full report of
+    ``repo``'s ``week`` in ``lang`` (asked for where no public URL links to the report pages). The
+    wiring renders it (:attr:`chatbot.inbound.ChatService.files`) and the platform adapter posts it
+    through its :class:`chatbot.ports.FileUploader`; converters ignore it."""
+
+    kind: Literal["report"] = "report"
+    repo: str
+    week: str
+    lang: str = "en"
+
+
 class Card(_Frozen):
     """One chat message, platform-free.
 
@@ -210,6 +222,7 @@ class Card(_Frozen):
         blocks: the body, in display order.
         fallback: plain-text summary for notifications and clients without blocks.
         part, parts: position in a multi-part message (1-based); parts 2..n go in part 1's thread.
+        attachment: a file to post after the card in a chat answer (None: none).
     """
 
     header: str
@@ -218,6 +231,7 @@ class Card(_Frozen):
     fallback: str = ""
     part: int = Field(default=1, ge=1)
     parts: int = Field(default=1, ge=1)
+    attachment: Attachment | None = None
 
 
 class CardLimits(_Frozen):

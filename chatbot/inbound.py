@@ -31,10 +31,11 @@ from pydantic import BaseModel, ConfigDict, Field
 from chatbot.admins import admin_key
 from chatbot.actions import decode, problem_card
 from chatbot.cards import Action, Card, Section, Text, Untrusted, message_card
-from chatbot.errors import PrhubError
+from chatbot.errors import DeliveryError, PrhubError
 from chatbot.events import EventLog
 from chatbot.i18n import text_lang, tr
 from chatbot.outbox import ReplyOutbox
+from chatbot.ports import FileUpload
 from chatbot.queries import Responder
 from chatbot.repo_mention import find_repo_mention, unknown_repo_card
 from chatbot.subscriptions import PLATFORM_NAME, Requester
@@ -43,6 +44,14 @@ log = logging.getLogger(__name__)
 
 ActionHandler = Callable[[Action, Requester, str], Card]
 """``handler(action, requester, default_lang) -> answer card`` for a button the wiring handles."""
+
+ReportFiles = Callable[[str, str, str], FileUpload]
+"""``files(repo, week, lang) -> the full report as a file`` (the wiring's renderer, used where no public
+URL links to the report pages).
+
+Raises:
+    chatbot.errors.PrhubError: nothing stored for that week, or the report cannot be rendered.
+"""
 
 class InboundMessage(BaseModel):
     """One chat message (or button press, or slash command) as the core sees it.
@@ -100,6 +109,8 @@ class ChatService:
         path_roots: top directories of the repositories' rules globs (``vllm``, ``csrc``): an
             ``owner/name`` starting with one is a path, not a repository (:mod:`chatbot.repo_mention`).
         outbox: where replies that failed to send are queued (None: a failed reply is only logged).
+        files: renders the file an answer's :attr:`chatbot.cards.Card.attachment` asks for (the full
+            report; None: answers attach nothing), posted by the adapter through :meth:`attach`.
     """
 
     def __init__(self, *, responders: Sequence[Responder], events: EventLog, clock: Callable[[], datetime],
@@ -107,7 +118,7 @@ class ChatService:
                  routes: Mapping[tuple[str, str], str] | None = None,
                  busy: Callable[[], bool] | None = None,
                  handlers: Mapping[str, ActionHandler] | None = None, path_roots: Collection[str] = (),
-                 outbox: ReplyOutbox | None = None) -> None:
+                 outbox: ReplyOutbox | None = None, files: ReportFiles | None = None) -> None:
         if not responders:
             raise ValueError("ChatService needs at least one Responder")
         self.responders = {r.repo.casefold(): r for r in responders}
@@ -120,6 +131,7 @@ class ChatService:
         self.handlers = dict(handlers or {})
         self.path_roots = frozenset(path_roots)
         self.outbox = outbox
+        self.files = files
 
     @property
     def default_lang(self) -> str:
@@ -183,6 +195,35 @@ class ChatService:
             log.warning("%s %s: reply failed: %s", msg.platform, msg.where, why)
             return
         self.outbox.queue(msg.platform, msg.dedup_key, dict(payload), why)
+
+    def attach(self, msg: InboundMessage, card: Card, upload: Callable[[FileUpload], str]) -> None:
+        """Post the file ``card`` asks for (its :attr:`~chatbot.cards.Card.attachment`), after the
+        card: rendered by :attr:`files`, posted by ``upload`` (the adapter's
+        :class:`chatbot.ports.FileUploader` into the answer's conversation and thread). Best effort:
+        nothing to attach does nothing; a failure is logged in one line (no secret) and never raised."""
+        att = card.attachment
+        if att is None:
+            return
+        if self.files is None:
+            log.warning("%s %s: the answer asks for the %s file of %s %s, but no report files are wired",
+                        msg.platform, msg.where, att.kind, att.repo, att.week)
+            return
+        try:
+            file = self.files(att.repo, att.week, att.lang)
+            ref = upload(file)
+        except DeliveryError as exc:
+            log.warning("%s %s: the %s file of %s %s was not posted: %s", msg.platform, msg.where, att.kind, att.repo,
+                        att.week, exc.reason or "error")
+            return
+        except PrhubError as exc:
+            log.warning("%s %s: the %s file of %s %s was not made: %s", msg.platform, msg.where, att.kind, att.repo,
+                        att.week, exc.user_message)
+            return
+        except Exception as exc:  # noqa: BLE001 - the card is out; a file must not fail the answer
+            log.warning("%s %s: the %s file of %s %s failed: %s", msg.platform, msg.where, att.kind, att.repo,
+                        att.week, type(exc).__name__)
+            return
+        log.info("%s %s: posted %s (%d bytes) as %s", msg.platform, msg.where, file.filename, len(file.data), ref)
 
     def answered(self, msg: InboundMessage) -> None:
         """Record that the answer to accepted ``msg`` is posted, so a platform's retry of it is

@@ -524,6 +524,16 @@ class StoreReports:
                  PageLink(tr(lang, "html.archive_link"), "./")]
         return output.render(Rendering(rep.digest, rep, links))
 
+    def file(self, repo: str, week: str, lang: str) -> FileUpload:
+        """The report of ``week`` as a file to post in a chat (:func:`report_file`; the PDF from
+        the same cache as the ``.pdf`` page).
+
+        Raises:
+            InputError: bad week, nothing stored.
+        """
+        rep = self.report(repo, week, lang)
+        return report_file(rep, pdf=lambda: self._pdf(rep, rep.pdf))
+
     def archive(self, repo: str, lang: str, before: str | None = None) -> bytes:
         """The archive page of ``repo``: one page of :data:`ARCHIVE_WEEKS` weeks, newest first (see
         :meth:`weeks`), linking to the next older page when there is one.

@@ -35,7 +35,7 @@ from prhub.clock import SYSTEM_CLOCK
 from scheduler import claims
 from scheduler.owner import ProcessOwner
 from chatbot.cards import CardLimits
-from chatbot.inbound import ActionHandler, ChatService
+from chatbot.inbound import ActionHandler, ChatService, ReportFiles
 from chatbot.pr_history import StoreHistory
 from chatbot.queries import DigestProvider, ModuleIndex, Responder, WindowDigests
 from chatbot.repo_mention import path_roots
@@ -49,7 +49,7 @@ from prhub.config import Config, Settings
 
 if TYPE_CHECKING:
     from adapters.storage import SqlStore
-    from chatbot.ports import ChatDelivery
+    from chatbot.ports import ChatDelivery, FileUpload
 
 log = logging.getLogger(__name__)
 
@@ -217,9 +217,32 @@ def create_chat_service(settings: Settings | Config, store: SqlStore | None, *, 
     responders = create_responders(config, store, clock=now, digest_provider=digest_provider)
     events = PurgingEventLog(store, timedelta(hours=config.env.prhub_event_retention_hours))
     roots = frozenset().union(*(path_roots(r.rules) for r in config.chat_repositories))
+    files = None if config.env.prhub_public_url else chat_report_files(config, store)
     return ChatService(responders=responders, events=events, clock=now, admins=chat_admins(config.env),
                        routes=chat_routes(config), busy=OVERLOADED.get, path_roots=roots,
-                       handlers=handlers, outbox=outbox)
+                       handlers=handlers, outbox=outbox, files=files)
+
+
+def chat_report_files(config: Config, store: SqlStore) -> ReportFiles:
+    """``(repo, week, lang) -> FileUpload``: the full report a chat answer posts as a file where no
+    public URL links to the report pages (:meth:`prhub.report.StoreReports.file`: the PDF, cached per
+    stored version; each configured repository with its rules and week zone).
+
+    The returned function raises InputError for a repository that is not configured or a week with
+    no stored PRs."""
+    from chatbot.errors import InputError
+    from prhub.report import StoreReports
+
+    reports = {r.repo.casefold(): StoreReports(store, tz=r.tz, rules_for=lambda _repo, rules=r.rules: rules, cache_size=4)
+               for r in config.chat_repositories}
+
+    def file(repo: str, week: str, lang: str) -> FileUpload:
+        one = reports.get(repo.casefold())
+        if one is None:
+            raise InputError(f"{repo} is not a configured repository")
+        return one.file(repo, week, lang)
+
+    return file
 
 
 OVERLOADED: contextvars.ContextVar[bool] = contextvars.ContextVar("prhub_overloaded", default=False)

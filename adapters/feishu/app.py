@@ -47,6 +47,7 @@ from chatbot.cards import Action
 from chatbot.errors import DeliveryError, InputError, PrhubError
 from chatbot.i18n import tr
 from chatbot.inbound import ChatService, InboundMessage
+from chatbot.ports import Destination
 from chatbot.json_input import read_json
 
 log = logging.getLogger(__name__)
@@ -118,6 +119,11 @@ class FeishuChat:
             self.chat.answered(msg)
         else:
             self.chat.reply_failed(msg, rest, str(rest["error"]))
+            return
+        if card.attachment is not None:  # the full report as a file message, a reply to the question
+            dest = Destination(platform=PLATFORM, target=msg.channel, workspace=msg.workspace)
+            self.chat.attach(msg, card, lambda f: self.delivery.upload_file(dest, f, thread=message_id,
+                                                                            delivery_key=f"reply:{key}:file"))
 
     def resend(self, payload: dict[str, Any]) -> dict[str, Any] | None:
         """Post a reply payload ``{"message_id", "in_thread", "parts": [{"card", "uuid"} ...]}`` in order

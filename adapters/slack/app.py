@@ -43,13 +43,14 @@ from slack_bolt.adapter.flask import SlackRequestHandler
 from slack_sdk import WebClient
 
 from adapters.slack.blocks import card_to_messages
-from adapters.slack.delivery import delivery_error, web_client
+from adapters.slack.delivery import SlackDelivery, delivery_error, web_client
 from adapters.slack.home import SlackHome
 from adapters.slack.inbound import action_inbound, action_of, command_inbound, message_inbound
 from chatbot.cards import Card
 from chatbot.errors import InputError, PrhubError
 from chatbot.i18n import tr
 from chatbot.inbound import ChatService, InboundMessage
+from chatbot.ports import Destination
 from chatbot.json_input import MAX_DEPTH, JsonDepthError, read_json
 
 log = logging.getLogger(__name__)
@@ -94,6 +95,11 @@ class SlackChat:
             self.chat.answered(msg)
         else:
             self.chat.reply_failed(msg, rest, str(rest["error"]))
+            return
+        if card.attachment is not None:  # the full report as a file, in the answer's thread (files_upload_v2)
+            files = SlackDelivery(self.client or client)
+            dest = Destination(platform=PLATFORM, target=msg.channel, workspace=msg.workspace)
+            self.chat.attach(msg, card, lambda f: files.upload_file(dest, f, thread=thread_ts, delivery_key=msg.dedup_key))
 
     def claim_before_ack(self, body: dict[str, Any], context: BoltContext, next: Callable[[], Any]) -> Any:
         """Global bolt middleware, run before the (automatic) ack of an Events API request: the

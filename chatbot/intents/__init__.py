@@ -15,7 +15,7 @@ from typing import Any
 
 from chatbot.intent import Intent
 from chatbot.intents import (authors, compare, contributors, count, help, labels, module, new_contributors, new_models, paths,
-                             pr_lookup, range_summary, review_first, risk_tags, risks, search, subscriptions, summary,
+                             pr_lookup, range_summary, report, review_first, risk_tags, risks, search, subscriptions, summary,
                              top_prs, trends)
 
 INTENTS: tuple[Intent[Any], ...] = (
@@ -39,6 +39,7 @@ INTENTS: tuple[Intent[Any], ...] = (
     top_prs.INTENT,
     new_contributors.INTENT,
     contributors.INTENT,
+    report.INTENT,
     summary.INTENT,
     module.INTENT,
 )

@@ -18,7 +18,8 @@ class SummaryQuery(QueryBase):
     week: WeekRef = "current"
 
 
-PATTERNS = {"en": (r"\bsummary\b|\bdigest\b|\bweekly\b|\breport\b|\boverview\b",), "zh": ("周报|摘要|总结|概览|汇总",)}
+PATTERNS = {"en": (r"\bsummary\b|\bdigest\b|\bweekly\b|\boverview\b",), "zh": ("周报|摘要|总结|概览|汇总",)}
+"""("report" alone asks for the full report: :mod:`chatbot.intents.report`; "weekly report" is still this.)"""
 _RX = compile_patterns(PATTERNS)
 
 

@@ -521,7 +521,8 @@ class FakeSlack(LoopbackServer):
         if channel in self.not_member:
             return "not_in_channel", {}
         with self._lock:
-            if thread_ts and not any(p["channel"] == channel and p["ts"] == thread_ts for p in self.posts):
+            # a thread is a posted message, or a message (a user's question) the bot has replied under
+            if thread_ts and not any(p["channel"] == channel and thread_ts in (p["ts"], p["thread_ts"]) for p in self.posts):
                 return "invalid_thread_ts", {}
             out = []
             for item in items:

@@ -52,15 +52,16 @@ def test_help_card_is_generated_from_the_registry_in_rank_order():
         "• how many perf PRs / which module had the most PRs / the biggest PRs [this week]",
         "• summary: the week in one card",
         "• MoE this month / ROCm in the last 4 weeks / attention since W18: a subject across weeks",
+        "• full report [last week | 2026-W19]: the week's full report (a link, or the PDF when no public URL is set)",
         "• trends [12 weeks]: PR counts, top labels and importance week by week",
         "• compare W19 and W20 / attention vs moe: counts, risks and what is new",
         "• subscribe [channel] <module> [and <module>] / unsubscribe <module>: weekly updates for modules",
         "• my subscriptions: what you follow",
     ]
     zh = lines_of(answer(parse("帮助"), digest_provider=None, now=NOW))  # type: ignore[arg-type]
-    assert zh[0] == "• 本周风险 / 上周风险 / 风险 2026-W19：带风险标签的 PR 及原因" and len(zh) == 20
+    assert zh[0] == "• 本周风险 / 上周风险 / 风险 2026-W19：带风险标签的 PR 及原因" and len(zh) == 21
     bad = lines_of(answer(parse("risks 2026-W60"), digest_provider=None, now=NOW))  # type: ignore[arg-type]
-    assert "2026-W60" in bad[0] and len(bad) == 21
+    assert "2026-W60" in bad[0] and len(bad) == 22
 
 
 # --- a new intent: the "module" below plus one registry entry ------------------------------------
@@ -95,7 +96,7 @@ def test_adding_an_intent_is_one_module_and_one_registry_entry():
     card = answer(q, digest_provider=None, now=NOW, intents=registry)  # type: ignore[arg-type]
     assert card.header == "pong"
     help_lines = lines_of(answer(parse("help", intents=registry), digest_provider=None, now=NOW, intents=registry))  # type: ignore[arg-type]
-    assert help_lines[-1] == "• ping: is the bot there" and len(help_lines) == 21
+    assert help_lines[-1] == "• ping: is the bot there" and len(help_lines) == 22
     responder = Responder(digest_provider=None, clock=lambda: NOW, repo="o/r", intents=registry)  # type: ignore[arg-type]
     assert responder.reply("ping").header == "pong"
     # earlier intents keep precedence: "risks ping" is still a risks question
