@@ -11,7 +11,7 @@ FEISHU_PERMISSIONS: dict[str, str] = {
     "im:message": "send and reply as the bot (digests, slices, chat answers)",
     "im:message.group_at_msg:readonly": "receive group messages that @ the bot",
     "im:message.p2p_msg:readonly": "receive direct messages to the bot",
-    "im:resource": "upload the weekly chart image",
+    "im:resource": "upload the weekly chart image and the full report file (without a public URL)",
     "im:chat:readonly": "prhub doctor: is the bot in each destination chat",
 }
 """Permission name -> what prhub uses it for."""

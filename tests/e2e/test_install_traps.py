@@ -137,11 +137,16 @@ def test_each_connect_step_holds_its_own_command(title, step_commands):
 
 
 def test_the_readme_says_what_full_report_needs_without_a_public_url():
-    """The no-public-URL path says "Full report" needs PRHUB_PUBLIC_URL and what it must be."""
-    text = _section("Connect Slack")
-    assert "**Full report without a public URL.**" in text
-    para = text[text.index("**Full report without a public URL.**"):].split("\n\n")[0]
-    assert "PRHUB_PUBLIC_URL" in para and "/reports/{owner}/{name}/{week}" in para
+    """The no-public-URL path says "Full report" needs PRHUB_PUBLIC_URL and what it must be, that the
+    report then comes as a file (the weekly post's own words), and the scopes that takes; Connect
+    Slack points there."""
+    from chatbot.i18n import tr
+
+    assert "(#full-report-without-a-public-url)" in _section("Connect Slack")
+    text = " ".join(_section("Full report without a public URL").split())
+    assert "PRHUB_PUBLIC_URL" in text and "/reports/{owner}/{name}/{week}" in text
+    assert tr("en", "card.report.attached") in text and "完整报告" in text
+    assert "`files:write`" in text and "`im:resource`" in text
 
 
 def test_the_readme_says_the_sample_has_threads_and_the_shared_weeks_do_not():
