@@ -96,10 +96,16 @@ class SlackChat:
         else:
             self.chat.reply_failed(msg, rest, str(rest["error"]))
             return
-        if card.attachment is not None:  # the full report as a file, in the answer's thread (files_upload_v2)
-            files = SlackDelivery(self.client or client)
-            dest = Destination(platform=PLATFORM, target=msg.channel, workspace=msg.workspace)
-            self.chat.attach(msg, card, lambda f: files.upload_file(dest, f, thread=thread_ts, delivery_key=msg.dedup_key))
+        self._attach(client, msg.channel, thread_ts, card, msg)
+
+    def _attach(self, client: WebClient, target: str, thread_ts: str | None, card: Card, msg: InboundMessage) -> None:
+        """Post the file ``card`` asks for (the full report, :attr:`Card.attachment`) to ``target``
+        (a channel, or a user: their DM), in ``thread_ts`` when given, with ``files_upload_v2``."""
+        if card.attachment is None:
+            return
+        files = SlackDelivery(self.client or client)
+        dest = Destination(platform=PLATFORM, target=target, workspace=msg.workspace)
+        self.chat.attach(msg, card, lambda f: files.upload_file(dest, f, thread=thread_ts, delivery_key=msg.dedup_key))
 
     def claim_before_ack(self, body: dict[str, Any], context: BoltContext, next: Callable[[], Any]) -> Any:
         """Global bolt middleware, run before the (automatic) ack of an Events API request: the
@@ -146,9 +152,11 @@ class SlackChat:
         ack()
         self._answer_message(body, event, context, client)
 
-    def on_command(self, ack: Ack, command: dict[str, Any], respond: Respond, context: BoltContext) -> None:
+    def on_command(self, ack: Ack, command: dict[str, Any], respond: Respond, context: BoltContext,
+                   client: WebClient) -> None:
         """``/prhub QUERY``: record it, ack (empty), then answer through the command's ``response_url``;
-        when it cannot be recorded (database down) the ack itself says "temporarily unavailable"."""
+        when it cannot be recorded (database down) the ack itself says "temporarily unavailable". A
+        file the answer asks for (the full report) goes to the asker's DM: the answer is ephemeral."""
         msg = command_inbound(command, bot_ids=self._bot_ids(context), platform=PLATFORM)
         try:
             accepted = self.chat.accept(msg)
@@ -167,6 +175,7 @@ class SlackChat:
                 log.warning("slack command /prhub: response_url failed")
                 return
         self.chat.answered(msg)
+        self._attach(client, msg.user, None, card, msg)
 
     def on_block_actions(self, ack: Ack, body: dict[str, Any], context: BoltContext, client: WebClient) -> None:
         """``block_actions``: ack; a button of our cards is answered in the card's thread (link

@@ -12,7 +12,7 @@ from adapters.export.ghjson import load_exports
 from chatbot.i18n import tr
 from tests.conftest import FIXTURES
 from tests.fakes.feishu_server import event_request, message_event
-from tests.fakes.inbound import FEISHU_KEY, FEISHU_TOKEN, post, slack_event, slack_headers
+from tests.fakes.inbound import FEISHU_KEY, FEISHU_TOKEN, post, slack_event, slack_form, slack_headers
 
 EXAMPLE = "example-org/example-repo"
 TS = "1718000001.000100"
@@ -96,3 +96,19 @@ def test_a_failed_file_upload_keeps_the_answer_and_logs_one_line(chat_bot, slack
     lines = [r.getMessage() for r in caplog.records if "file of example-org/example-repo 2026-W20 was not posted" in r.getMessage()]
     assert len(lines) == 2 and all("\n" not in line for line in lines), lines
     assert not any(s in r.getMessage() for r in caplog.records for s in (slack.token, feishu.app_secret))
+
+
+def test_the_slash_command_answers_privately_and_sends_the_pdf_to_the_askers_dm(chat_bot, slack, feishu):
+    bot = _example_bot(chat_bot, slack, feishu)
+    body = slack_form({"command": "/prhub", "text": "full report", "user_id": "U_ALICE", "channel_id": "C_DIGEST",
+                       "team_id": "T_TEST", "trigger_id": "trig1", "response_url": slack.response_url("cmd1")})
+    r = post(bot.server.url + "/slack/commands", body, slack_headers(body, content_type="application/x-www-form-urlencoded"))
+    assert r.status == 200
+    assert slack.wait_for(lambda: len(slack.files) >= 1, timeout=60)
+    bot.settle()
+    [answer] = slack.responses
+    assert answer["response_type"] == "ephemeral" and "PRHUB_PUBLIC_URL" in _text(answer["blocks"])
+    assert slack.files_in("C_DIGEST") == []  # not shown to the channel
+    [f] = slack.files_in("D_ALICE")
+    assert (f["filename"], f["thread_ts"]) == ("example-org-example-repo-2026-W20-en.pdf", None)
+    assert f["data"].startswith(b"%PDF-")
