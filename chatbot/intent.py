@@ -15,7 +15,7 @@ yet, here is last week" fallback (:meth:`AnswerContext.week_digest`).
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import date, datetime
 from functools import cached_property, lru_cache
@@ -415,9 +415,13 @@ class Intent(Generic[Q]):
         help_rank: position in the help card (ascending).
         takes_week: the intent reads a week; a message naming a week that does not exist is then
             answered with help naming the bad week before this intent (and later ones) are tried.
-        fallback: ``fallback(input) -> query | None``, tried (in registry order) only when no
+        fallback: ``fallback(input) -> query | None``, tried (in parse order) only when no
             intent's ``parse`` took the text: what "not understood" becomes (the search); None
             from every fallback gives the help card.
+        before: names of the intents this one wins a tie against: when both read a message and
+            their patterns cover as much of it (:func:`cue_score`), this reading is chosen and the
+            other comes after it among the alternatives. Only ties: the score decides first.
+            :func:`parse_order` turns the constraints of a registry into its parse order.
     """
 
     name: str
@@ -429,7 +433,60 @@ class Intent(Generic[Q]):
     help_rank: int = 100
     takes_week: bool = False
     fallback: Callable[[ParseInput], QueryBase | None] | None = None
+    before: tuple[str, ...] = ()
 
     def help_line(self, lang: str) -> str:
         """The help line in ``lang`` (English when that language has none)."""
         return self.help.get(lang) or self.help.get("en", "")
+
+
+def parse_order(intents: Iterable[Intent[Any]]) -> tuple[Intent[Any], ...]:
+    """The intents in parse order: every intent before the ones its ``before`` names, and, where no
+    constraint (direct or through others) orders two intents, by name — so the order a registry
+    lists its intents in does not matter, and a tie between two intents is decided by a
+    constraint someone wrote, or else by name.
+
+    Args:
+        intents: the registry's intents, in any order.
+
+    Returns:
+        The same intents, topologically sorted (Kahn's algorithm, the smallest name first among
+        those ready).
+
+    Raises:
+        ValueError: two intents share a name, a ``before`` names no intent of ``intents`` (or the
+            intent itself), or the constraints form a cycle (the message names its intents).
+    """
+    by_name: dict[str, Intent[Any]] = {}
+    for i in intents:
+        if i.name in by_name:
+            raise ValueError(f"intent {i.name!r} registered twice")
+        by_name[i.name] = i
+    after: dict[str, set[str]] = {n: set() for n in by_name}
+    waits: dict[str, int] = dict.fromkeys(by_name, 0)
+    for i in by_name.values():
+        for other in dict.fromkeys(i.before):
+            if other not in by_name or other == i.name:
+                raise ValueError(f"intent {i.name!r}: before={other!r} names no other intent of the registry")
+            after[i.name].add(other)
+            waits[other] += 1
+    ready = sorted(n for n, k in waits.items() if k == 0)
+    order: list[str] = []
+    while ready:
+        name = ready.pop(0)
+        order.append(name)
+        for other in after[name]:
+            waits[other] -= 1
+            if waits[other] == 0:
+                ready.append(other)
+        ready.sort()
+    if len(order) < len(by_name):  # every intent left waits for another left: walk back to a cycle
+        left = {n for n in by_name if n not in order}
+        path = [min(left)]
+        while True:
+            prev = min(n for n in left if path[-1] in after[n])
+            if prev in path:
+                cycle = [prev, *reversed(path[path.index(prev):])]
+                raise ValueError(f"intent precedence has a cycle: {' before '.join(cycle)} (their before= constraints)")
+            path.append(prev)
+    return tuple(by_name[n] for n in order)

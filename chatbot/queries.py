@@ -110,13 +110,14 @@ class Reading(BaseModel):
 
 def read(text: str, *, modules: ModuleIndex | None = None, intents: Sequence[Intent[Any]] = INTENTS) -> Reading:
     """Read one chat message: every intent's parser is tried; of those that take the text, the one
-    whose words cover the most of it wins (:func:`chatbot.intent.cue_score`), registry order
-    breaking ties. Never raises for any ``str``.
+    whose words cover the most of it wins (:func:`chatbot.intent.cue_score`), the order of
+    ``intents`` breaking ties (the registry's parse order, :func:`chatbot.intent.parse_order`:
+    the intents' ``before`` constraints). Never raises for any ``str``.
 
     Args:
         text: the message text, platform mentions removed (:class:`chatbot.inbound.InboundMessage`).
         modules: module names to match (default: the shipped vLLM rules).
-        intents: the registry (default :data:`chatbot.intents.INTENTS`).
+        intents: the registry in parse order (default :data:`chatbot.intents.INTENTS`).
 
     Returns:
         The reading. A named week that does not exist gives ``HelpQuery(problem="bad_week:2026-W60")``
@@ -127,14 +128,16 @@ def read(text: str, *, modules: ModuleIndex | None = None, intents: Sequence[Int
     inp = ParseInput(text=clean_text(text), modules=modules if modules is not None else default_module_index(),
                      cues=cue_pattern(intents))
     found: list[tuple[int, int, QueryBase]] = []
+    skipped = False
     for i, intent in enumerate(intents):
         if intent.takes_week and inp.week_problem:
-            if not found:
-                return Reading(query=HelpQuery(lang=inp.lang, problem=f"bad_week:{inp.week_problem}"))
-            break
+            skipped = True  # a week that does not exist: only intents that take no week may read it
+            continue
         q = intent.parse(inp)
         if q is not None:
             found.append((cue_score(intent, inp.text), -i, q))
+    if skipped and not found:
+        return Reading(query=HelpQuery(lang=inp.lang, problem=f"bad_week:{inp.week_problem}"))
     if found:
         found.sort(key=lambda f: (f[0], f[1]), reverse=True)
         best = found[0]

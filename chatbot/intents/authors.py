@@ -91,4 +91,5 @@ def answer(q: AuthorQuery, ctx: AnswerContext) -> Card:
 INTENT = Intent(name="author", query=AuthorQuery, patterns=PATTERNS, parse=parse, answer=answer, takes_week=True,
                 help_rank=35,
                 help={"en": "PRs by LOGIN / what did NAME merge [last week]: one author's merged PRs",
-                      "zh": "LOGIN 这周合并了什么：某位作者合并的 PR"})
+                      "zh": "LOGIN 这周合并了什么：某位作者合并的 PR"},
+                before=("top_prs",))

@@ -135,4 +135,5 @@ def answer(q: CompareQuery, ctx: AnswerContext) -> Card:
 
 INTENT = Intent(name="compare", query=CompareQuery, patterns=PATTERNS, parse=parse, answer=answer, help_rank=71,
                 help={"en": "compare W19 and W20 / attention vs moe: counts, risks and what is new",
-                      "zh": "比较 W19 和 W20 / 注意力后端 对比 moe：数量、风险和新变化"})
+                      "zh": "比较 W19 和 W20 / 注意力后端 对比 moe：数量、风险和新变化"},
+                before=("trends",))

@@ -34,4 +34,5 @@ def answer(q: ContributorsQuery, ctx: AnswerContext) -> Card:
 
 INTENT = Intent(name="contributors", query=ContributorsQuery, patterns=PATTERNS, parse=parse, answer=answer,
                 takes_week=True, help_rank=50,
-                help={"en": "contributors: the most active authors", "zh": "贡献者：最活跃的作者"})
+                help={"en": "contributors: the most active authors", "zh": "贡献者：最活跃的作者"},
+                before=("report", "summary"))

@@ -145,4 +145,5 @@ def answer(q: CountQuery, ctx: AnswerContext) -> Card:
 
 INTENT = Intent(name="count", query=CountQuery, patterns=PATTERNS, parse=parse, answer=answer, help_rank=52,
                 help={"en": "how many perf PRs / which module had the most PRs / the biggest PRs [this week]",
-                      "zh": "多少个性能优化 PR / 哪个模块 PR 最多 / 最大的 PR [本周]"})
+                      "zh": "多少个性能优化 PR / 哪个模块 PR 最多 / 最大的 PR [本周]"},
+                before=("paths",))

@@ -54,4 +54,5 @@ def answer(q: LabelQuery, ctx: AnswerContext) -> Card:
 
 INTENT = Intent(name="labels", query=LabelQuery, patterns=PATTERNS, parse=parse, answer=answer, takes_week=True,
                 help_rank=37, help={"en": "perf / bugfix / docs PRs [in MODULE] [last week]: PRs with that label",
-                                    "zh": "性能优化 / 修复 / 文档 [模块] [上周]：带该标签的 PR"})
+                                    "zh": "性能优化 / 修复 / 文档 [模块] [上周]：带该标签的 PR"},
+                before=("author",))

@@ -78,4 +78,5 @@ def answer(q: NewContributorsQuery, ctx: AnswerContext) -> Card:
 INTENT = Intent(name="new_contributors", query=NewContributorsQuery, patterns=PATTERNS, parse=parse, answer=answer,
                 takes_week=True, help_rank=51,
                 help={"en": "any new contributors? [last week]: first merges in the stored history",
-                      "zh": "新贡献者 [上周]：在已存储历史中首次合并 PR 的作者"})
+                      "zh": "新贡献者 [上周]：在已存储历史中首次合并 PR 的作者"},
+                before=("contributors",))

@@ -64,4 +64,5 @@ def answer(q: NewModelsQuery, ctx: AnswerContext) -> Card:
 
 
 INTENT = Intent(name="new_models", query=NewModelsQuery, patterns=PATTERNS, parse=parse, answer=answer, takes_week=True,
-                help_rank=39, help={"en": "new models [this week]: the models a week added", "zh": "新模型 [本周]：本周新增的模型"})
+                help_rank=39, help={"en": "new models [this week]: the models a week added", "zh": "新模型 [本周]：本周新增的模型"},
+                before=("risk_tag",))

@@ -97,4 +97,5 @@ def answer(q: PathQuery, ctx: AnswerContext) -> Card:
 INTENT = Intent(name="paths", query=PathQuery, patterns=PATTERNS, parse=parse, answer=answer, takes_week=True,
                 help_rank=36,
                 help={"en": "PRs touching vllm/v1/worker (a file or a directory) [last week]",
-                      "zh": "改了 vllm/v1/worker 的 PR（文件或目录）[上周]"})
+                      "zh": "改了 vllm/v1/worker 的 PR（文件或目录）[上周]"},
+                before=("review_first",))

@@ -123,4 +123,5 @@ def answer(q: PRLookupQuery, ctx: AnswerContext) -> Card:
 
 INTENT = Intent(name="pr_lookup", query=PRLookupQuery, patterns=PATTERNS, parse=parse, answer=answer, help_rank=20,
                 help={"en": "PR #42202: one PR of any stored week: title, author, modules, risks, reverts and fixes",
-                      "zh": "PR #42202：任一已存储周的单个 PR：标题、作者、模块、风险、回滚与修复"})
+                      "zh": "PR #42202：任一已存储周的单个 PR：标题、作者、模块、风险、回滚与修复"},
+                before=("compare",))

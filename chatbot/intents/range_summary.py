@@ -104,4 +104,5 @@ def answer(q: RangeSummaryQuery, ctx: AnswerContext) -> Card:
 
 INTENT = Intent(name="range_summary", query=RangeSummaryQuery, patterns=PATTERNS, parse=parse, answer=answer,
                 help_rank=61, help={"en": "MoE this month / ROCm in the last 4 weeks / attention since W18: a subject across weeks",
-                                    "zh": "MoE 本月 / ROCm 最近 4 周 / 注意力后端 自 W18 以来：跨周汇总"})
+                                    "zh": "MoE 本月 / ROCm 最近 4 周 / 注意力后端 自 W18 以来：跨周汇总"},
+                before=("count", "labels"))

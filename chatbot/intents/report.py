@@ -60,4 +60,5 @@ def answer(q: ReportQuery, ctx: AnswerContext) -> Card:
 INTENT = Intent(name="report", query=ReportQuery, patterns=PATTERNS, parse=parse, answer=answer, takes_week=True,
                 help_rank=62,
                 help={"en": "full report [last week | 2026-W19]: the week's full report (a link, or the PDF when no public URL is set)",
-                      "zh": "完整报告 [上周 | 2026-W19]：本周完整报告（链接；未设置公开地址时发送 PDF 文件）"})
+                      "zh": "完整报告 [上周 | 2026-W19]：本周完整报告（链接；未设置公开地址时发送 PDF 文件）"},
+                before=("module",))

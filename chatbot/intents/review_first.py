@@ -96,4 +96,5 @@ def answer(q: ReviewFirstQuery, ctx: AnswerContext) -> Card:
 INTENT = Intent(name="review_first", query=ReviewFirstQuery, patterns=PATTERNS, parse=parse, answer=answer,
                 takes_week=True, help_rank=12,
                 help={"en": "what should I review first [this week]: your modules' PRs, else top risks and unreviewed large changes",
-                      "zh": "先看哪些 PR [本周]：订阅模块的 PR，否则最大的风险和未审阅的大改动"})
+                      "zh": "先看哪些 PR [本周]：订阅模块的 PR，否则最大的风险和未审阅的大改动"},
+                before=("new_models",))

@@ -97,4 +97,5 @@ INTENT = Intent(name="risk_tag", query=RiskTagQuery, patterns={"en": (*(e for _,
                 parse=parse, answer=answer, takes_week=True, help_rank=11,
                 help={"en": "reverts / security / missing tests / tests removed / large / dependencies [in MODULE(S), "
                             "TOPIC or by AUTHOR] [last week]: PRs with that risk",
-                      "zh": "回滚 / 安全 / 没有测试 / 删了测试 / 大改动 / 依赖 [模块、主题或作者] [上周]：带该风险的 PR"})
+                      "zh": "回滚 / 安全 / 没有测试 / 删了测试 / 大改动 / 依赖 [模块、主题或作者] [上周]：带该风险的 PR"},
+                before=("risks",))

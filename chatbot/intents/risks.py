@@ -37,4 +37,5 @@ def answer(q: RisksQuery, ctx: AnswerContext) -> Card:
 INTENT = Intent(name="risks", query=RisksQuery, patterns=PATTERNS, parse=parse, answer=answer, takes_week=True,
                 help_rank=10,
                 help={"en": "risks [this week | last week | 2026-W19]: PRs carrying risk tags, with reasons",
-                      "zh": "本周风险 / 上周风险 / 风险 2026-W19：带风险标签的 PR 及原因"})
+                      "zh": "本周风险 / 上周风险 / 风险 2026-W19：带风险标签的 PR 及原因"},
+                before=("author",))

@@ -216,4 +216,5 @@ def answer(q: SearchQuery, ctx: AnswerContext) -> Card:
 INTENT = Intent(name="search", query=SearchQuery, patterns=PATTERNS, parse=parse, answer=answer, fallback=fallback,
                 help_rank=38,
                 help={"en": "search kv cache / Kimi changes / DeepSeek V4: PRs by title, path, module, topic or author",
-                      "zh": "搜索 kv cache / Kimi / DeepSeek V4：按标题、路径、模块、主题或作者查找 PR"})
+                      "zh": "搜索 kv cache / Kimi / DeepSeek V4：按标题、路径、模块、主题或作者查找 PR"},
+                before=("pr_lookup",))

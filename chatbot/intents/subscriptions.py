@@ -143,10 +143,13 @@ def answer_change(q: SubscribeQuery | UnsubscribeQuery, ctx: AnswerContext) -> C
 
 LIST = Intent(name="subscriptions", query=SubscriptionsQuery, patterns=LIST_PATTERNS, parse=parse_list,
               answer=answer_list, help_rank=90,
-              help={"en": "my subscriptions: what you follow", "zh": "我的订阅：查看已订阅的模块"})
+              help={"en": "my subscriptions: what you follow", "zh": "我的订阅：查看已订阅的模块"},
+              before=("compare",))
 UNSUBSCRIBE = Intent(name="unsubscribe", query=UnsubscribeQuery, patterns=UNSUB_PATTERNS, parse=parse_unsubscribe,
-                     answer=answer_change)
+                     answer=answer_change,
+                     before=("subscribe",))
 SUBSCRIBE = Intent(name="subscribe", query=SubscribeQuery, patterns=SUB_PATTERNS, parse=parse_subscribe,
                    answer=answer_change, help_rank=80,
                    help={"en": "subscribe [channel] <module> [and <module>] / unsubscribe <module>: weekly updates for modules",
-                         "zh": "订阅 [频道] <模块> [和 <模块>] / 取消订阅 <模块>：按模块接收每周更新"})
+                         "zh": "订阅 [频道] <模块> [和 <模块>] / 取消订阅 <模块>：按模块接收每周更新"},
+                   before=("search",))

@@ -48,4 +48,5 @@ def answer(q: SummaryQuery, ctx: AnswerContext) -> Card:
 
 
 INTENT = Intent(name="summary", query=SummaryQuery, patterns=PATTERNS, parse=parse, answer=answer, takes_week=True,
-                help_rank=60, help={"en": "summary: the week in one card", "zh": "周报：一张卡片看本周"})
+                help_rank=60, help={"en": "summary: the week in one card", "zh": "周报：一张卡片看本周"},
+                before=("module",))

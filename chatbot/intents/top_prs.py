@@ -80,4 +80,5 @@ def answer(q: TopPRsQuery, ctx: AnswerContext) -> Card:
 
 INTENT = Intent(name="top_prs", query=TopPRsQuery, patterns=PATTERNS, parse=parse, answer=answer, takes_week=True,
                 help_rank=40, help={"en": "top PRs [in ROCm / attention / perf]: the week's key PRs",
-                                    "zh": "重点PR [ROCm / 注意力后端 / 性能]：本周重点 PR"})
+                                    "zh": "重点PR [ROCm / 注意力后端 / 性能]：本周重点 PR"},
+                before=("new_contributors",))

@@ -62,4 +62,5 @@ def answer(q: TrendsQuery, ctx: AnswerContext) -> Card:
 
 INTENT = Intent(name="trends", query=TrendsQuery, patterns=PATTERNS, parse=parse, answer=answer, help_rank=70,
                 help={"en": "trends [12 weeks]: PR counts, top labels and importance week by week",
-                      "zh": "趋势 [12 周]：逐周的 PR 数、主要标签与重要度"})
+                      "zh": "趋势 [12 周]：逐周的 PR 数、主要标签与重要度"},
+                before=("range_summary",))
