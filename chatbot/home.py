@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict
 
-from chatbot.actions import ActionValue, encode, lang_of
+from chatbot.buttons import ActionValue, encode, lang_of
 from chatbot.i18n import lang_or, tr
 from chatbot.inbound import ChatService
 

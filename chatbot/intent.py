@@ -23,8 +23,9 @@ from typing import Any, Generic, Protocol, TypeVar
 
 from pydantic import BaseModel, ConfigDict
 
+from chatbot.buttons import ButtonContext, ChatAction
 from chatbot.gist_line import new_gist
-from chatbot.cards import DEFAULT_LIMITS, Card, CardLimits, filtered_card, message_card
+from chatbot.cards import DEFAULT_LIMITS, Button, Card, CardLimits, filtered_card, message_card
 from chatbot.entities import Entities, extract, resolve_week
 from chatbot.filters import Filters, people, subject_names
 from chatbot.i18n import DEFAULT_LANG, Lang, text_lang, tr
@@ -422,6 +423,11 @@ class Intent(Generic[Q]):
             their patterns cover as much of it (:func:`cue_score`), this reading is chosen and the
             other comes after it among the alternatives. Only ties: the score decides first.
             :func:`parse_order` turns the constraints of a registry into its parse order.
+        actions: the chat buttons' action ids this intent answers, each with the query a press
+            asks (:class:`chatbot.buttons.ChatAction`); :data:`chatbot.actions.ACTIONS` is built
+            from the registry's (an id answered by two intents is an error).
+        buttons: ``buttons(query, ctx) -> [Button]``: the buttons under an answer that shows a week
+            (:class:`chatbot.buttons.ButtonContext`); None: the answers carry none.
     """
 
     name: str
@@ -434,6 +440,8 @@ class Intent(Generic[Q]):
     takes_week: bool = False
     fallback: Callable[[ParseInput], QueryBase | None] | None = None
     before: tuple[str, ...] = ()
+    actions: Mapping[str, ChatAction] = field(default_factory=dict)
+    buttons: Callable[[Q, ButtonContext], Sequence[Button]] | None = None
 
     def help_line(self, lang: str) -> str:
         """The help line in ``lang`` (English when that language has none)."""

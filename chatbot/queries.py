@@ -25,7 +25,7 @@ from typing import Annotated, Any, Union
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
-from chatbot.actions import ActionValue, decorate, problem_card, query_of
+from chatbot.actions import ActionValue, actions_of, decorate, problem_card, query_of
 from chatbot.cards import DEFAULT_LIMITS, Action, Card, CardLimits, message_card
 from chatbot.digest import LATER_DAYS
 from chatbot.digest_service import DigestService, DigestStep
@@ -370,6 +370,7 @@ class Responder:
             history = digest_provider.history
         self.history = history
         self._adapter = query_adapter(self.intents)
+        self._actions = actions_of(self.intents)
 
     def query(self, text: str) -> QueryBase:
         """:func:`parse` with this repository's modules and intents."""
@@ -430,7 +431,7 @@ class Responder:
             if asked is None:
                 return problem_card(value.lang, "unknown")
             return self._answer(asked, requester, None)
-        q = query_of(action, value, modules=self.modules, current=self._current())
+        q = query_of(action, value, modules=self.modules, current=self._current(), actions=self._actions)
         return q if isinstance(q, Card) else self._answer(q, requester, None)
 
     def _current(self) -> IsoWeek:
@@ -440,7 +441,8 @@ class Responder:
         card = answer(q, digest_provider=self.digest_provider, now=self.clock(), lang=lang, tz=self.tz,
                       modules=self.modules, requester=requester, subscriptions=self.subscriptions,
                       report_url=self.report_url, limits=self.limits, intents=self.intents, history=self.history)
-        return decorate(card, q, repo=self.repo, shown=self._shown(q, card.lang), current=self._current()) \
+        return decorate(card, q, repo=self.repo, shown=self._shown(q, card.lang), current=self._current(),
+                        intents=self.intents) \
             if self.buttons else card
 
     def _shown(self, q: QueryBase, lang: str) -> IsoWeek | None:

@@ -18,7 +18,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from chatbot.actions import ActionValue, button, lang_of
+from chatbot.buttons import ActionValue, button, lang_of
 from chatbot.cards import Actions, Block, Button, Card, Section, Text, Untrusted, clip
 from chatbot.filters import label_display
 from chatbot.i18n import catalog_keys, tr
@@ -28,7 +28,7 @@ from chatbot.module_names import ModuleIndex
 LABEL_CHARS = 70
 """The longest button label (Slack allows 75 characters)."""
 QUERY_CHARS = 1000
-"""The longest query JSON a button carries (:class:`chatbot.actions.ActionValue` ``query``)."""
+"""The longest query JSON a button carries (:class:`chatbot.buttons.ActionValue` ``query``)."""
 
 
 def _trusted_parts(q: QueryBase, lang: str, index: ModuleIndex) -> list[str]:

@@ -146,7 +146,7 @@ class Action(_Frozen):
 
     Attributes:
         id: the action's registry name (:data:`chatbot.actions.ACTIONS` or a handler the wiring adds).
-        value: the action's argument, a short string the card wrote (:func:`chatbot.actions.encode`);
+        value: the action's argument, a short string the card wrote (:func:`chatbot.buttons.encode`);
             it comes back from the platform **untrusted** and is validated before use.
     """
 

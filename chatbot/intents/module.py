@@ -5,7 +5,8 @@ from __future__ import annotations
 import re
 from typing import Literal
 
-from chatbot.cards import Card, module_card
+from chatbot.buttons import ButtonContext, ChatAction, button
+from chatbot.cards import Button, Card, module_card
 from chatbot.i18n import tr
 from chatbot.intent import AnswerContext, Intent, ParseInput, QueryBase, WeekRef, compile_patterns, module_target
 from chatbot.intents.summary import SummaryQuery
@@ -86,7 +87,19 @@ def answer(q: ModuleQuery, ctx: AnswerContext) -> Card:
                        limits=ctx.limits, notice=list(w.notice))
 
 
+def buttons(q: ModuleQuery, b: ButtonContext) -> list[Button]:
+    """Subscribe to this module · ◀ Previous week · Next week ▶ (the ``module`` action); none
+    when the name matched no module or several."""
+    if q.module is None:
+        return []
+    return [button(b.lang, "card.button.subscribe", "subscribe", b.value(module=q.module)), *b.weeks("module", q.module)]
+
+
 INTENT = Intent(name="module", query=ModuleQuery, patterns=PATTERNS, parse=parse, answer=answer, takes_week=True,
                 help_rank=30,
                 help={"en": "what changed in spec-decode / attention this week: one module's PRs, churn and risks",
-                      "zh": "模块 投机解码 / 注意力后端 本周：单个模块的 PR、改动量和风险"})
+                      "zh": "模块 投机解码 / 注意力后端 本周：单个模块的 PR、改动量和风险"},
+                actions={"module": ChatAction(make=lambda v: ModuleQuery(lang=v.lang, week=v.week or "current",
+                                                                         module=v.module or None, asked=v.module),
+                                              needs_module=True)},
+                buttons=buttons)

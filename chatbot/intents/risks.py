@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from typing import Literal
 
-from chatbot.cards import Card, risks_card
+from chatbot.buttons import ButtonContext, week_action
+from chatbot.cards import Button, Card, risks_card
 from chatbot.entities import RISK_EN, RISK_ZH
 from chatbot.intent import AnswerContext, Intent, ParseInput, QueryBase, WeekRef, compile_patterns
 
@@ -34,8 +35,13 @@ def answer(q: RisksQuery, ctx: AnswerContext) -> Card:
     return risks_card(w.digest, report_url=w.report_url, limits=ctx.limits, notice=list(w.notice))
 
 
+def buttons(q: RisksQuery, b: ButtonContext) -> list[Button]:
+    """◀ Previous week · Next week ▶ (the ``risks`` action)."""
+    return b.weeks("risks")
+
+
 INTENT = Intent(name="risks", query=RisksQuery, patterns=PATTERNS, parse=parse, answer=answer, takes_week=True,
                 help_rank=10,
                 help={"en": "risks [this week | last week | 2026-W19]: PRs carrying risk tags, with reasons",
                       "zh": "本周风险 / 上周风险 / 风险 2026-W19：带风险标签的 PR 及原因"},
-                before=("author",))
+                before=("author",), actions={"risks": week_action(RisksQuery)}, buttons=buttons)

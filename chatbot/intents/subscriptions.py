@@ -6,8 +6,10 @@ change, or, when one name matches no module or several, none does and the answer
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from typing import Literal
 
+from chatbot.buttons import ActionValue, ChatAction
 from chatbot.cards import Card, message_card
 from chatbot.i18n import tr
 from chatbot.intent import AnswerContext, Intent, ParseInput, QueryBase, compile_patterns, module_targets
@@ -141,15 +143,20 @@ def answer_change(q: SubscribeQuery | UnsubscribeQuery, ctx: AnswerContext) -> C
     return message_card(header, lines, lang=lang, role="subscription")
 
 
+def _press(cls: type[SubscribeQuery] | type[UnsubscribeQuery]) -> Callable[[ActionValue], QueryBase]:
+    """A Subscribe / Unsubscribe button's query: the button's module."""
+    return lambda v: cls(lang=v.lang, modules=(v.module,) if v.module else (), asked=v.module)
+
+
 LIST = Intent(name="subscriptions", query=SubscriptionsQuery, patterns=LIST_PATTERNS, parse=parse_list,
               answer=answer_list, help_rank=90,
               help={"en": "my subscriptions: what you follow", "zh": "我的订阅：查看已订阅的模块"},
               before=("compare",))
 UNSUBSCRIBE = Intent(name="unsubscribe", query=UnsubscribeQuery, patterns=UNSUB_PATTERNS, parse=parse_unsubscribe,
                      answer=answer_change,
-                     before=("subscribe",))
+                     before=("subscribe",), actions={"unsubscribe": ChatAction(make=_press(UnsubscribeQuery), needs_module=True)})
 SUBSCRIBE = Intent(name="subscribe", query=SubscribeQuery, patterns=SUB_PATTERNS, parse=parse_subscribe,
                    answer=answer_change, help_rank=80,
                    help={"en": "subscribe [channel] <module> [and <module>] / unsubscribe <module>: weekly updates for modules",
                          "zh": "订阅 [频道] <模块> [和 <模块>] / 取消订阅 <模块>：按模块接收每周更新"},
-                   before=("search",))
+                   before=("search",), actions={"subscribe": ChatAction(make=_press(SubscribeQuery), needs_module=True)})

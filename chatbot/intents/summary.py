@@ -6,7 +6,8 @@ from __future__ import annotations
 
 from typing import Literal
 
-from chatbot.cards import Actions, Card, Context, Section, Text, block_text, digest_cards
+from chatbot.buttons import ButtonContext, week_action
+from chatbot.cards import Actions, Button, Card, Context, Section, Text, block_text, digest_cards
 from chatbot.i18n import tr
 from chatbot.intent import AnswerContext, Intent, ParseInput, QueryBase, WeekRef, compile_patterns
 
@@ -47,6 +48,11 @@ def answer(q: SummaryQuery, ctx: AnswerContext) -> Card:
     return card.model_copy(update={"blocks": tuple(blocks), "part": 1, "parts": 1})
 
 
+def buttons(q: SummaryQuery, b: ButtonContext) -> list[Button]:
+    """More risks · ◀ Previous week · Next week ▶ (the ``summary`` action)."""
+    return [b.more_risks(), *b.weeks("summary")]
+
+
 INTENT = Intent(name="summary", query=SummaryQuery, patterns=PATTERNS, parse=parse, answer=answer, takes_week=True,
                 help_rank=60, help={"en": "summary: the week in one card", "zh": "周报：一张卡片看本周"},
-                before=("module",))
+                before=("module",), actions={"summary": week_action(SummaryQuery)}, buttons=buttons)

@@ -7,7 +7,8 @@ from typing import Literal
 
 from pydantic import Field
 
-from chatbot.cards import Card, top_prs_card
+from chatbot.buttons import ButtonContext, week_action
+from chatbot.cards import Button, Card, top_prs_card
 from chatbot.filters import Filters, keep, resolve_words
 from chatbot.i18n import tr
 from chatbot.intent import AnswerContext, Intent, ParseInput, QueryBase, WeekRef, compile_patterns
@@ -78,7 +79,12 @@ def answer(q: TopPRsQuery, ctx: AnswerContext) -> Card:
     return ctx.filter_card(w, prs, ctx.filter_what(tr(lang, "card.top.what"), f, author), ignored=ignored, limits=limits)
 
 
+def buttons(q: TopPRsQuery, b: ButtonContext) -> list[Button]:
+    """More risks · ◀ Previous week · Next week ▶ (the ``top_prs`` action)."""
+    return [b.more_risks(), *b.weeks("top_prs")]
+
+
 INTENT = Intent(name="top_prs", query=TopPRsQuery, patterns=PATTERNS, parse=parse, answer=answer, takes_week=True,
                 help_rank=40, help={"en": "top PRs [in ROCm / attention / perf]: the week's key PRs",
                                     "zh": "重点PR [ROCm / 注意力后端 / 性能]：本周重点 PR"},
-                before=("new_contributors",))
+                before=("new_contributors",), actions={"top_prs": week_action(TopPRsQuery)}, buttons=buttons)

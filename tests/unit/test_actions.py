@@ -50,3 +50,19 @@ def test_values_round_trip_and_refuse_what_is_not_theirs():
     assert decode(encode(v)) == v and decode("") == ActionValue()
     for bad in ('{"lang":"fr"}', '{"channel":true}', "[1]", "{", '{"week":"2026-W190"}', "[" * 1999):
         assert decode(bad) is None, bad
+
+
+def test_the_actions_are_the_ones_the_intents_declare():
+    from dataclasses import replace
+
+    from chatbot.actions import ACTIONS, actions_of
+    from chatbot.intents import INTENTS
+
+    assert {i.name: sorted(i.actions) for i in INTENTS if i.actions} == {
+        "module": ["module"], "risks": ["risks"], "subscribe": ["subscribe"], "summary": ["summary"],
+        "top_prs": ["top_prs"], "unsubscribe": ["unsubscribe"]}
+    assert sorted(ACTIONS) == ["module", "risks", "subscribe", "summary", "top_prs", "unsubscribe"]
+    assert sorted(a for a, x in ACTIONS.items() if x.needs_module) == ["module", "subscribe", "unsubscribe"]
+    risks = next(i for i in INTENTS if i.name == "risks")
+    with pytest.raises(ValueError, match=r"chat action 'risks' declared by both 'risks' and 'echo'"):
+        actions_of((*INTENTS, replace(risks, name="echo")))
