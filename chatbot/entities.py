@@ -3,7 +3,7 @@ risk kinds, labels, modules and topics of the rules, a count ("top 5") and the w
 
 :func:`extract` reads cleaned text (:func:`chatbot.queries.clean_text`) left to right in passes,
 each taking its spans out of the text before the next one looks: PR references, weeks and ranges,
-paths, risk kinds (:data:`TAG_WORDS`), labels (:data:`LABEL_WORDS` and the rules' ``labels`` /
+paths, risk kinds (the risk rules' ``words``), labels (:data:`LABEL_WORDS` and the rules' ``labels`` /
 ``prefix_aliases``), then module and topic names (the longest name first). Intent words (the
 registry's patterns, passed as ``cues``) and filler words (:data:`FILLER_EN`, :data:`FILLER_ZH`)
 are then dropped; what remains are :attr:`Entities.words`, which an answer may read as an author
@@ -24,26 +24,17 @@ from pydantic import BaseModel, ConfigDict
 
 from chatbot.i18n import langs
 from chatbot.module_names import ModuleIndex, squash
+from chatbot.risks import RISKS
 from chatbot.weeks import MAX_YEAR, MIN_YEAR, IsoWeek
 
 RangeRef = str
 """``month:0``, ``month:-1``, ``weeks:4`` or ``since:<week ref>`` (see the module docstring)."""
 
-TAG_WORDS: tuple[tuple[str, str, str], ...] = (
-    ("revert", r"\brevert(?:s|ed|ing)?\b|\brolled back\b|\broll ?backs?\b", "回滚|回退|撤销"),
-    ("security-sensitive", r"\bsecurity\b|\bsecure\b|\bcves?\b|\bvulnerab\w*", "安全"),
-    ("tests-removed", r"\b(?:tests?|testing) (?:were |was |got )?(?:removed|deleted|dropped)\b"
-                      r"|\b(?:remov|delet|drop)\w* (?:the |any |some )?tests?\b",
-     "删(?:了|除了?)?测试|移除了?测试|测试被删"),
-    ("missing-tests", r"\bmissing tests?\b|\bwithout tests?\b|\bno tests?\b|\buntested\b|\btest coverage\b",
-     "没有测试|缺少?测试|无测试|没测试|未测试"),
-    ("large-change", r"\blarge(?: changes?| prs?)?\b|\bbig (?:changes?|prs?)\b|\bhuge\b", "大改动|大型改动|大规模|大的改动|大改"),
-    ("dependency-change", r"\bdependenc(?:y|ies)\b|\bdeps\b|\bdependency bumps?\b", "依赖"),
-    ("follow-up-fix", r"\bfollow[- ]?up fix(?:es)?\b|\bhotfix(?:es)?\b", "紧急修复|后续修复"),
-)
-"""Risk tags (the analysis's ids, :mod:`chatbot.risks`) and their words in English and Chinese;
-the first that matches wins ("tests removed" before "missing tests")."""
-_TAGS = tuple((tag, re.compile(f"(?:{en})|(?:{zh})")) for tag, en, zh in TAG_WORDS)
+_TAGS = tuple((tag, re.compile("|".join(f"(?:{words[lang]})" for lang in sorted(words))))
+              for tag, words in RISKS.tag_words)
+"""Risk tags (the analysis's ids) by the words their rules declare (``RiskRule.words``, all
+languages), in the order the registry reads them (:attr:`chatbot.risks.RiskRegistry.tag_words`:
+"tests removed" before "missing tests"); the first that matches is the tag asked about."""
 RISK_EN = r"\brisk(?:s|y|ier|iest)?\b|\bdanger\w*|\bscary\b"
 RISK_ZH = "风险|危险"
 RISK_WORDS = re.compile(f"{RISK_EN}|{RISK_ZH}")
@@ -122,7 +113,7 @@ class Entities(BaseModel):
     prs: tuple[int, ...] = ()
     paths: tuple[str, ...] = ()
     tags: tuple[str, ...] = ()
-    """Risk tags named (:data:`TAG_WORDS`)."""
+    """Risk tags named (the risk rules' ``words``, :mod:`chatbot.risks`)."""
     risk: bool = False
     """The words "risk", "risky", "风险" (any tag)."""
     labels: tuple[str, ...] = ()

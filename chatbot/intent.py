@@ -32,6 +32,7 @@ from chatbot.i18n import DEFAULT_LANG, Lang, text_lang, tr
 from chatbot.models import AnalyzedPR, DigestText
 from chatbot.module_names import ModuleIndex
 from chatbot.pr_history import PRHistory
+from chatbot.precedence import ordered
 from chatbot.subscriptions import Requester, SubscriptionBook
 from chatbot.weeks import MAX_YEAR, MIN_YEAR, IsoWeek, load_zone
 
@@ -458,43 +459,14 @@ def parse_order(intents: Iterable[Intent[Any]]) -> tuple[Intent[Any], ...]:
         intents: the registry's intents, in any order.
 
     Returns:
-        The same intents, topologically sorted (Kahn's algorithm, the smallest name first among
-        those ready).
+        The same intents, topologically sorted (:func:`chatbot.precedence.ordered` of their names
+        in name order).
 
     Raises:
         ValueError: two intents share a name, a ``before`` names no intent of ``intents`` (or the
             intent itself), or the constraints form a cycle (the message names its intents).
     """
-    by_name: dict[str, Intent[Any]] = {}
-    for i in intents:
-        if i.name in by_name:
-            raise ValueError(f"intent {i.name!r} registered twice")
-        by_name[i.name] = i
-    after: dict[str, set[str]] = {n: set() for n in by_name}
-    waits: dict[str, int] = dict.fromkeys(by_name, 0)
-    for i in by_name.values():
-        for other in dict.fromkeys(i.before):
-            if other not in by_name or other == i.name:
-                raise ValueError(f"intent {i.name!r}: before={other!r} names no other intent of the registry")
-            after[i.name].add(other)
-            waits[other] += 1
-    ready = sorted(n for n, k in waits.items() if k == 0)
-    order: list[str] = []
-    while ready:
-        name = ready.pop(0)
-        order.append(name)
-        for other in after[name]:
-            waits[other] -= 1
-            if waits[other] == 0:
-                ready.append(other)
-        ready.sort()
-    if len(order) < len(by_name):  # every intent left waits for another left: walk back to a cycle
-        left = {n for n in by_name if n not in order}
-        path = [min(left)]
-        while True:
-            prev = min(n for n in left if path[-1] in after[n])
-            if prev in path:
-                cycle = [prev, *reversed(path[path.index(prev):])]
-                raise ValueError(f"intent precedence has a cycle: {' before '.join(cycle)} (their before= constraints)")
-            path.append(prev)
+    listed = list(intents)
+    order = ordered(sorted(i.name for i in listed), {i.name: i.before for i in listed}, what="intent")
+    by_name = {i.name: i for i in listed}
     return tuple(by_name[n] for n in order)

@@ -6,8 +6,9 @@ the bare word "risks" (and no tag) is the module's risks. The message's entities
 (:mod:`chatbot.entities`) give the filters; words that name no module, topic or author are
 ignored, and the answer says which.
 
-Tags and their words come from :data:`chatbot.entities.TAG_WORDS` (first match wins: "tests
-removed" before "missing tests"); the tag ids are the analysis's (:mod:`chatbot.risks`).
+Tags and their words come from the risk rules (``RiskRule.words`` in ``chatbot/risks/<tag>.py``,
+read in :attr:`chatbot.risks.RiskRegistry.tag_words` order: the first tag named is the one asked
+about, "tests removed" before "missing tests").
 """
 
 from __future__ import annotations
@@ -15,11 +16,12 @@ from __future__ import annotations
 from typing import Literal
 
 from chatbot.cards import Card
-from chatbot.entities import RISK_EN, RISK_ZH, TAG_WORDS
+from chatbot.entities import RISK_EN, RISK_ZH
 from chatbot.filters import Filters, keep, resolve_words
 from chatbot.i18n import tr
 from chatbot.models import AnalyzedPR
 from chatbot.intent import AnswerContext, Intent, ParseInput, QueryBase, WeekRef
+from chatbot.risks import RISKS
 
 class RiskTagQuery(QueryBase):
     """PRs of a week carrying ``tag`` (None: any tag), optionally in modules or topics, with labels,
@@ -92,8 +94,12 @@ def answer(q: RiskTagQuery, ctx: AnswerContext) -> Card:
     return ctx.filter_card(w, prs, what, ignored=ignored, detail=detail)
 
 
-INTENT = Intent(name="risk_tag", query=RiskTagQuery, patterns={"en": (*(e for _, e, _ in TAG_WORDS), RISK_EN),
-                                                               "zh": (*(z for _, _, z in TAG_WORDS), RISK_ZH)},
+PATTERNS = {"en": (*(w["en"] for _, w in RISKS.tag_words if "en" in w), RISK_EN),
+            "zh": (*(w["zh"] for _, w in RISKS.tag_words if "zh" in w), RISK_ZH)}
+"""The risk rules' chat words (``RiskRule.words``) and the risk words (:data:`chatbot.entities.RISK_EN`)."""
+
+
+INTENT = Intent(name="risk_tag", query=RiskTagQuery, patterns=PATTERNS,
                 parse=parse, answer=answer, takes_week=True, help_rank=11,
                 help={"en": "reverts / security / missing tests / tests removed / large / dependencies [in MODULE(S), "
                             "TOPIC or by AUTHOR] [last week]: PRs with that risk",

@@ -5,9 +5,10 @@ docs/architecture.md); a test builds its own :class:`RiskRegistry` the same way.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 
 from chatbot.i18n import add_texts
+from chatbot.precedence import ordered
 from chatbot.risks import (
     assert_runtime_check,
     bot_review_flag,
@@ -30,7 +31,8 @@ class RiskRegistry:
     """Risk rules in listing order; registers the catalog entries rules bring (``RiskRule.texts``).
 
     Raises:
-        ValueError: two rules share a tag, or a rule's text contradicts the catalogs.
+        ValueError: two rules share a tag, a rule's text contradicts the catalogs, or the rules'
+            ``words_before`` name a tag without words or form a cycle.
     """
 
     def __init__(self, *rules: RiskRule) -> None:
@@ -40,6 +42,10 @@ class RiskRegistry:
         self.rules = rules
         self.by_tag = {r.tag: r for r in rules}
         self.order: tuple[str, ...] = tuple(tags)
+        worded = [r.tag for r in rules if r.words]
+        chat = ordered(worded, {r.tag: r.words_before for r in rules if r.words}, what="risk tag with words")
+        self.tag_words: tuple[tuple[str, Mapping[str, str]], ...] = tuple((t, self.by_tag[t].words) for t in chat)
+        """``(tag, {lang: regex})`` of the rules with chat words, in the order chat reads them."""
         for r in rules:
             add_texts(r.texts)
 

@@ -73,12 +73,22 @@ class RiskRule:
             that could make the score fall as a PR grows, see :func:`chatbot.analysis.importance`).
         texts: catalog entries the rule brings, ``{lang: {key: template}}`` (``risk.<tag>``,
             ``rec.<tag>``, its ``reason.*``); the shipped rules keep theirs in the catalogs.
+        words: what people call the tag in chat, ``{lang: regex source}`` searched in cleaned
+            text (``{"en": r"\\bhotfix(?:es)?\\b", "zh": "紧急修复"}``): a message naming it asks
+            for the tag (:mod:`chatbot.entities`, the ``risk_tag`` intent); ``{}``: chat does not
+            name it.
+        words_before: tags whose words this rule's words are read before (the first tag a
+            message names is the one it asks about; each tag's words are then cut from the
+            text): :attr:`RiskRegistry.tag_words` orders the words by these constraints, and by
+            the registry's order where none applies.
     """
 
     tag: str
     check: Check
     counts_for_importance: bool = True
     texts: Mapping[str, Mapping[str, str]] = field(default_factory=dict)
+    words: Mapping[str, str] = field(default_factory=dict)
+    words_before: tuple[str, ...] = ()
 
 
 def largest(files: Iterable[FileChange]) -> FileChange | None:

@@ -10,4 +10,7 @@ def check(ctx: RiskContext) -> RiskFinding | None:
     return file_finding(RULE.tag, "reason.dependency", ctx.dependency)
 
 
-RULE = RiskRule(tag="dependency-change", check=check)
+RULE = RiskRule(tag="dependency-change", check=check,
+                words={"en": r"\bdependenc(?:y|ies)\b|\bdeps\b|\bdependency bumps?\b",
+                       "zh": "依赖"},
+                words_before=("follow-up-fix",))

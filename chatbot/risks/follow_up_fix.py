@@ -15,4 +15,6 @@ def check(ctx: RiskContext) -> RiskFinding | None:
     return RiskFinding(tag=RULE.tag, reason=phrase("reason.follow_up", number=num, date=f"{when:%m-%d}"), ref_number=num)
 
 
-RULE = RiskRule(tag="follow-up-fix", check=check)
+RULE = RiskRule(tag="follow-up-fix", check=check,
+                words={"en": r"\bfollow[- ]?up fix(?:es)?\b|\bhotfix(?:es)?\b",
+                       "zh": "紧急修复|后续修复"})

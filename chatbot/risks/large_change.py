@@ -38,4 +38,7 @@ def check(ctx: RiskContext) -> RiskFinding | None:
                        additions=top.additions if top else 0, deletions=top.deletions if top else 0)
 
 
-RULE = RiskRule(tag="large-change", check=check)
+RULE = RiskRule(tag="large-change", check=check,
+                words={"en": r"\blarge(?: changes?| prs?)?\b|\bbig (?:changes?|prs?)\b|\bhuge\b",
+                       "zh": "大改动|大型改动|大规模|大的改动|大改"},
+                words_before=("dependency-change",))

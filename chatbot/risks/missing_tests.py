@@ -21,4 +21,6 @@ def check(ctx: RiskContext) -> RiskFinding | None:
     return RiskFinding(tag=RULE.tag, reason=reason, path=top.path, additions=top.additions, deletions=top.deletions)
 
 
-RULE = RiskRule(tag="missing-tests", check=check)
+RULE = RiskRule(tag="missing-tests", check=check,
+                words={"en": r"\bmissing tests?\b|\bwithout tests?\b|\bno tests?\b|\buntested\b|\btest coverage\b",
+                       "zh": "没有测试|缺少?测试|无测试|没测试|未测试"})

@@ -24,4 +24,6 @@ def check(ctx: RiskContext) -> RiskFinding | None:
     return RiskFinding(tag=RULE.tag, reason=reason, ref_number=link.number)
 
 
-RULE = RiskRule(tag="revert", check=check)
+RULE = RiskRule(tag="revert", check=check,
+                words={"en": r"\brevert(?:s|ed|ing)?\b|\brolled back\b|\broll ?backs?\b",
+                       "zh": "回滚|回退|撤销"})

@@ -20,4 +20,6 @@ def check(ctx: RiskContext) -> RiskFinding | None:
     return None
 
 
-RULE = RiskRule(tag="security-sensitive", check=check)
+RULE = RiskRule(tag="security-sensitive", check=check,
+                words={"en": r"\bsecurity\b|\bsecure\b|\bcves?\b|\bvulnerab\w*",
+                       "zh": "安全"})

@@ -23,4 +23,7 @@ def check(ctx: RiskContext) -> RiskFinding | None:
                        path=top.path, additions=top.additions, deletions=top.deletions)
 
 
-RULE = RiskRule(tag="tests-removed", check=check, counts_for_importance=False)
+RULE = RiskRule(tag="tests-removed", check=check, counts_for_importance=False,
+                words={"en": (r"\b(?:tests?|testing) (?:were |was |got )?(?:removed|deleted|dropped)\b"
+                                r"|\b(?:remov|delet|drop)\w* (?:the |any |some )?tests?\b"),
+                       "zh": "删(?:了|除了?)?测试|移除了?测试|测试被删"})

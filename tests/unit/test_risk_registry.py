@@ -98,3 +98,26 @@ def test_the_shipped_registry_is_unchanged_and_tags_are_unique(registry):
     assert "todo-left" not in RISKS.order and registry.order == (*RISKS.order, "todo-left")
     with pytest.raises(ValueError, match="given twice"):
         registry.with_rule(registry.by_tag["todo-left"])
+
+
+def test_rules_carry_their_chat_words_in_the_order_chat_reads_them():
+    from dataclasses import replace
+
+    from chatbot.queries import parse
+
+    assert [t for t, _ in RISKS.tag_words] == ["revert", "security-sensitive", "tests-removed", "missing-tests",
+                                               "large-change", "dependency-change", "follow-up-fix"]
+    assert RISKS.by_tag["follow-up-fix"].words == {"en": r"\bfollow[- ]?up fix(?:es)?\b|\bhotfix(?:es)?\b",
+                                                   "zh": "紧急修复|后续修复"}
+    # the first tag named is asked about: large-change's words are read before dependency-change's
+    assert parse("big changes and dependency bumps").model_dump()["tag"] == "large-change"
+    assert parse("哪些 PR 删了测试").model_dump()["tag"] == "tests-removed"
+    loose = RiskRegistry(*(replace(r, words_before=()) for r in RISKS))
+    assert [t for t, _ in loose.tag_words][-3:] == ["missing-tests", "dependency-change", "large-change"]
+    large = RISKS.by_tag["large-change"]
+    with pytest.raises(ValueError, match=r"risk tag with words 'large-change': before='core-path-change' names no "
+                                         r"other risk tag with words"):  # core-path-change has no chat words
+        RiskRegistry(*(replace(r, words_before=("core-path-change",)) if r is large else r for r in RISKS))
+    with pytest.raises(ValueError, match=r"precedence has a cycle: dependency-change before follow-up-fix before "
+                                         r"large-change before dependency-change"):
+        RiskRegistry(*(replace(r, words_before=("large-change",)) if r.tag == "follow-up-fix" else r for r in RISKS))
