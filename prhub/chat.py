@@ -10,8 +10,8 @@ import os
 from collections.abc import Callable
 from datetime import datetime
 
-from adapters.feishu.cards import cards_to_feishu
-from adapters.slack.blocks import card_to_messages
+from adapters.feishu.messages import cards_to_feishu
+from adapters.slack.messages import card_to_messages
 from chatbot.cards import Card, Section, digest_cards
 from chatbot.digest import repo_from_urls
 from chatbot.errors import InputError

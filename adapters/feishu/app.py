@@ -40,7 +40,7 @@ from typing import Any
 from flask import Flask, Response, make_response, request
 from pydantic import ValidationError
 
-from adapters.feishu.cards import cards_to_feishu
+from adapters.feishu.messages import cards_to_feishu
 from adapters.feishu.delivery import FeishuDelivery, feishu_uuid
 from adapters.feishu.inbound import DIRECT_CHAT_TYPE, Mention, event_key, message_text, strip_mentions
 from chatbot.cards import Action

@@ -16,8 +16,9 @@ which the card is a JSON string (every quote escaped again; with ASCII-only JSON
 ``requests``' ``json=`` or ``json.dumps`` defaults write it, every Chinese character would be a
 6-byte ``\\uXXXX`` escape): a send's body is :func:`request_body` (compact UTF-8 JSON), the one
 serialisation both :class:`~adapters.feishu.delivery.FeishuDelivery` sends and
-:func:`request_body_bytes` measures, and :func:`cards_to_feishu` splits a card whose body would
-pass 25,000 bytes (failures are observed from about 28 KB).
+:func:`request_body_bytes` measures, and :func:`adapters.feishu.messages.cards_to_feishu` splits a
+card whose body would pass 25,000 bytes (failures are observed from about 28 KB) before the card is
+rendered here: the renderers take a fitted card and only translate.
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from chatbot.cards import (
+from chatbot.cards.model import (
     Actions,
     Block,
     Card,
@@ -41,11 +42,8 @@ from chatbot.cards import (
     Section,
     Text,
     Untrusted,
-    clip,
-    safe_url,
-    split_card,
 )
-from chatbot.render.escape import break_urls
+from chatbot.render.escape import break_urls, safe_url
 
 MAX_CARD_BYTES = 25_000
 """prhub's limit on a send's request body (UTF-8 bytes, :func:`request_body_bytes`)."""
@@ -197,11 +195,11 @@ def _element(block: Block) -> list[dict[str, Any]]:
                 {"type": "open_url", "default_url": url} if url or b.action is None
                 else {"type": "callback", "value": {"action": b.action.id, "value": b.action.value}}
             )
-            out.append({"tag": "button", "text": {"tag": "plain_text", "content": clip(b.label, 60)},
+            out.append({"tag": "button", "text": {"tag": "plain_text", "content": b.label},
                         "type": "primary" if not out else "default", "behaviors": [behavior]})
         return out
     if isinstance(block, Image):
-        return [{"tag": "img", "img_key": block.key, "alt": {"tag": "plain_text", "content": clip(block.alt, 200)},
+        return [{"tag": "img", "img_key": block.key, "alt": {"tag": "plain_text", "content": block.alt},
                  "scale_type": "fit_horizontal", "preview": True}]
     return []
 
@@ -209,18 +207,21 @@ def _element(block: Block) -> list[dict[str, Any]]:
 def card_to_feishu_card(card: Card) -> dict[str, Any]:
     """The card JSON 2.0 object of one card (``schema``, ``config``, ``header``, ``body``).
 
-    The result is not size-checked: use :func:`cards_to_feishu` to get cards within 25,000 bytes.
+    ``card`` is taken as fitted (:func:`chatbot.cards.fit.fit` with
+    :data:`adapters.feishu.messages.FEISHU_LIMITS`: header, button labels, alt texts and the
+    summary cut); the result is not size-checked: :func:`adapters.feishu.messages.cards_to_feishu`
+    fits and splits cards to within 25,000 bytes before rendering them here.
     """
     elements: list[dict[str, Any]] = []
     for block in card.blocks:
         elements.extend(_element(block))
     if not elements:
-        elements = [{"tag": "markdown", "content": escape_md(card.fallback or card.header) or " "}]
-    summary = clip(card.fallback or card.header, 120)
+        elements = [{"tag": "markdown", "content": escape_md(card.fallback) or " "}]
+    summary = card.fallback
     return {
         "schema": "2.0",
         "config": {"update_multi": True, "summary": {"content": summary}},
-        "header": {"title": {"tag": "plain_text", "content": clip(card.header, 150) or "prhub"}, "template": "blue"},
+        "header": {"title": {"tag": "plain_text", "content": card.header or "prhub"}, "template": "blue"},
         "body": {"elements": elements},
     }
 
@@ -250,26 +251,6 @@ def request_body_bytes(card: dict[str, Any], *, receive_id: str = "o" * RECEIVE_
     30 KB limit counts. The default ``receive_id`` (64 characters) and ``uuid`` (50, Feishu's
     maximum) bound the envelope before the target is known; a reply's body is smaller."""
     return len(request_body({"receive_id": receive_id, "msg_type": "interactive", "content": card_json(card), "uuid": uuid}))
-
-
-def _fits(card: Card) -> bool:
-    return request_body_bytes(card_to_feishu_card(card)) <= MAX_CARD_BYTES
-
-
-def cards_to_feishu(cards: Sequence[Card]) -> list[dict[str, Any]]:
-    """Card objects for cards, in sending order, each sent in a request body within 25,000 bytes
-    (:func:`request_body_bytes`).
-
-    A card too large is split between blocks, items or lines (every listed PR kept exactly once).
-
-    Returns:
-        Card JSON 2.0 objects (what ``json.loads(content)`` gives for ``im.v1.message.create``).
-    """
-    out: list[dict[str, Any]] = []
-    for card in cards:
-        for piece in split_card(card, _fits):
-            out.append(card_to_feishu_card(piece))
-    return out
 
 
 def message_payload(card: dict[str, Any]) -> dict[str, str]:

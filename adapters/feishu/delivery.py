@@ -29,7 +29,8 @@ from datetime import datetime
 from typing import Any
 from urllib.parse import quote
 
-from adapters.feishu.cards import card_json, cards_to_feishu, request_body
+from adapters.feishu.cards import card_json, request_body
+from adapters.feishu.messages import cards_to_feishu
 from adapters.feishu.openapi import FeishuApi, FeishuResponse, TokenError
 from chatbot.cards import Card
 from chatbot.errors import DeliveryError

@@ -42,7 +42,7 @@ from slack_bolt import Ack, App, BoltContext, BoltResponse, Respond
 from slack_bolt.adapter.flask import SlackRequestHandler
 from slack_sdk import WebClient
 
-from adapters.slack.blocks import card_to_messages
+from adapters.slack.messages import card_to_messages
 from adapters.slack.delivery import SlackDelivery, delivery_error, web_client
 from adapters.slack.home import SlackHome
 from adapters.slack.inbound import action_inbound, action_of, command_inbound, message_inbound

@@ -9,9 +9,11 @@ escaped text and stays intact; a URL is used byte for byte, and only if
 
 Limits, with margin (``docs/platform-limits.md``): at most 50 blocks per message, section text
 1-3,000 chars, header 150 chars (cut with "…"), at most 10 fields of 2,000 chars, 12,000 chars of
-block text per message, fallback ``text`` at most 3,000 chars. A card that does not fit one
-message is split between blocks, items or lines (:func:`chatbot.cards.split_card`), so every PR it
-lists is posted exactly once.
+block text per message, fallback ``text`` at most 3,000 chars. The renderers here take a card
+already fitted to these limits (:data:`adapters.slack.messages.SLACK_LIMITS`, with
+:func:`chatbot.cards.fit.fit`: header, button labels, alt texts and fallback cut, a card too large
+for one message split between blocks, items or lines, every PR it lists posted exactly once);
+they only translate, cutting nothing but escaped section text to its block's size.
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from chatbot.cards import (
+from chatbot.cards.model import (
     ELLIPSIS,
     Actions,
     Block,
@@ -34,11 +36,8 @@ from chatbot.cards import (
     Section,
     Text,
     Untrusted,
-    clip,
-    safe_url,
-    split_card,
 )
-from chatbot.render.escape import break_urls
+from chatbot.render.escape import break_urls, safe_url
 
 MAX_BLOCKS = 50
 MAX_SECTION = 3000
@@ -158,7 +157,7 @@ def _block(block: Block, n: int) -> list[dict[str, Any]]:
     if isinstance(block, Actions):
         elements: list[dict[str, Any]] = []
         for i, b in enumerate(block.buttons[:25]):
-            el: dict[str, Any] = {"type": "button", "text": {"type": "plain_text", "text": clip(b.label, MAX_BUTTON), "emoji": True},
+            el: dict[str, Any] = {"type": "button", "text": {"type": "plain_text", "text": b.label, "emoji": True},
                                   "action_id": (b.action.id if b.action else b.name or "link")[:240] + f"-{n}-{i}"}
             url = safe_url(b.url)
             if url:
@@ -171,7 +170,7 @@ def _block(block: Block, n: int) -> list[dict[str, Any]]:
         return [{"type": "actions", "block_id": f"actions-{n}", "elements": elements}] if elements else []
     if isinstance(block, Image):
         return [{"type": "image", "block_id": f"image-{n}", "slack_file": {"id": block.key},
-                 "alt_text": clip(block.alt, MAX_ALT) or "image"}]
+                 "alt_text": block.alt or "image"}]
     return []
 
 
@@ -179,14 +178,14 @@ def card_to_blocks(card: Card) -> list[dict[str, Any]]:
     """Block Kit blocks of one card: a header block, then each card block in order.
 
     Sections longer than 3,000 chars become several section blocks; the result may exceed one
-    message's limits (50 blocks, 12,000 chars): :func:`card_to_messages` splits such cards.
+    message's limits (50 blocks, 12,000 chars): :func:`chatbot.cards.fit.fit` splits such cards first.
 
     Returns:
         A list of block dicts (``header``, ``section``, ``context``, ``divider``, ``actions``,
         ``image`` with ``slack_file`` for an :class:`~chatbot.cards.Image` holding a Slack file id).
     """
     blocks: list[dict[str, Any]] = [
-        {"type": "header", "block_id": "header", "text": {"type": "plain_text", "text": clip(card.header, MAX_HEADER) or "prhub", "emoji": True}}
+        {"type": "header", "block_id": "header", "text": {"type": "plain_text", "text": card.header or "prhub", "emoji": True}}
     ]
     for n, block in enumerate(card.blocks):
         blocks.extend(_block(block, n))
@@ -214,40 +213,33 @@ def fits_one_message(blocks: Sequence[dict[str, Any]]) -> bool:
 
 
 def fallback_text(card: Card) -> str:
-    """The top-level ``text`` of a message: the card's fallback (or header), escaped, <= 3,000 chars."""
-    raw = _one_line(card.fallback or card.header) or "prhub"
-    return _cut(escape(clip(raw, 1000)), MAX_FALLBACK)
+    """The top-level ``text`` of a message: the fitted card's fallback (``prhub`` when empty),
+    escaped, <= 3,000 chars."""
+    return _cut(escape(card.fallback or "prhub"), MAX_FALLBACK)
 
 
-def card_to_messages(cards: Sequence[Card]) -> list[dict[str, Any]]:
-    """``chat.postMessage`` keyword arguments for cards, in posting order.
+def card_to_message(card: Card) -> dict[str, Any]:
+    """``chat.postMessage`` keyword arguments of one fitted card: ``{"text": fallback, "blocks": [...]}``
+    (no channel, no thread: the delivery adds them).
 
-    Each item is ``{"text": fallback, "blocks": [...]}`` (no channel, no thread: the delivery adds
-    them; items 2..n go in item 1's thread). A card too large for one message is split into
-    several consecutive messages.
-
-    Returns:
-        One dict per message, each within the Slack limits listed in the module docstring.
+    A card :func:`chatbot.cards.fit.fit` could not bring within one message (a single block too
+    large on its own) keeps the header and the first blocks that fit, so the message is accepted.
     """
-    messages: list[dict[str, Any]] = []
-    for card in cards:
-        for piece in split_card(card, lambda c: fits_one_message(card_to_blocks(c))):
-            blocks = card_to_blocks(piece)
-            if not fits_one_message(blocks):  # one oversized item: keep the first blocks that fit
-                kept: list[dict[str, Any]] = []
-                for b in blocks:
-                    if not fits_one_message([*kept, b]):
-                        break
-                    kept.append(b)
-                blocks = kept
-            messages.append({"text": fallback_text(piece), "blocks": blocks})
-    return messages
+    blocks = card_to_blocks(card)
+    if not fits_one_message(blocks):
+        kept: list[dict[str, Any]] = []
+        for b in blocks:
+            if not fits_one_message([*kept, b]):
+                break
+            kept.append(b)
+        blocks = kept
+    return {"text": fallback_text(card), "blocks": blocks}
 
 
 __all__ = [
     "block_text_length",
     "card_to_blocks",
-    "card_to_messages",
+    "card_to_message",
     "escape",
     "fallback_text",
     "fits_one_message",

@@ -27,7 +27,7 @@ from typing import Any
 from slack_sdk import WebClient
 from slack_sdk.errors import SlackApiError, SlackClientError, SlackRequestError
 
-from adapters.slack.blocks import card_to_messages
+from adapters.slack.messages import card_to_messages
 from chatbot.cards import Card
 from chatbot.errors import DeliveryError
 from chatbot.ports import Destination, FileUpload, SentMessage

@@ -32,10 +32,11 @@ from chatbot.cards.compose import (
     with_report_attached,
 )
 from chatbot.cards.digest import digest_cards
-from chatbot.cards.fit import ELLIPSIS, clip, split_card
+from chatbot.cards.fit import PlatformLimits, clip, fit, split_card
 from chatbot.cards.model import (
     ACTION_ID,
     DEFAULT_LIMITS,
+    ELLIPSIS,
     Action,
     Actions,
     Attachment,
@@ -82,6 +83,7 @@ __all__ = [
     "PRItem",
     "PRList",
     "PRRef",
+    "PlatformLimits",
     "Run",
     "Section",
     "Text",
@@ -91,6 +93,7 @@ __all__ = [
     "contributors_card",
     "digest_cards",
     "filtered_card",
+    "fit",
     "message_card",
     "module_card",
     "pr_card",

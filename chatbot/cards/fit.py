@@ -1,21 +1,80 @@
-"""Fitting a card to a platform's limits: cutting texts and splitting a card that is too large.
+"""Fitting a card to one platform message: its texts cut to the platform's lengths, then the card
+split into as many cards as needed, each within one message.
 
-Pure: the same card and size check give the same cards.
+:func:`fit` is called once, before a platform renderer (``adapters/slack/blocks.py``,
+``adapters/feishu/cards.py``) turns each fitted card into a message; the renderers themselves cut
+and split nothing. A platform states what one of its messages holds as :class:`PlatformLimits`.
+
+Pure: the same card and limits give the same cards.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 
-from chatbot.cards.model import Block, Card, PRList, Section
+from chatbot.cards.model import ELLIPSIS, Actions, Block, Card, Image, PRList, Section
 
-ELLIPSIS = "…"
+
+@dataclass(frozen=True)
+class PlatformLimits:
+    """What one message of a chat platform holds.
+
+    Attributes:
+        fits: True when a card (its texts already cut) is within one message, as the platform
+            measures it on the rendered message (blocks and characters, or request bytes).
+        header_chars: a card's header is cut to this many characters.
+        button_chars: a button's label is cut to this many characters.
+        alt_chars: an image's alternative text is cut to this many characters.
+        fallback_chars: the notification text (the card's fallback, or its header when the card
+            has none) is cut to this many characters.
+    """
+
+    fits: Callable[[Card], bool]
+    header_chars: int
+    button_chars: int
+    alt_chars: int
+    fallback_chars: int
 
 
 def clip(text: str, limit: int) -> str:
     """``text`` with whitespace collapsed, cut to ``limit`` characters (the last one "…")."""
     s = " ".join(text.split())
     return s if len(s) <= limit else s[: max(limit - 1, 0)] + ELLIPSIS
+
+
+def fit(card: Card, limits: PlatformLimits) -> list[Card]:
+    """``card`` as consecutive cards that each fit one message of the platform of ``limits``.
+
+    First the texts a platform bounds are cut (:func:`clip`): the header, the fallback (set to the
+    cut fallback, or the cut header when the card has no fallback), button labels and image
+    alternative texts. Then the card is split with :func:`split_card` and ``limits.fits``, so
+    every PR the card lists is in exactly one of the results.
+
+    Args:
+        card: a card as the builders make it (texts of any length).
+        limits: the platform's message limits.
+
+    Returns:
+        One card when it fits, else two or more, in order; each keeps the header, ``part`` and
+        ``parts``.
+    """
+    cut = card.model_copy(update={
+        "header": clip(card.header, limits.header_chars),
+        "fallback": clip(card.fallback or card.header, limits.fallback_chars),
+        "blocks": tuple(_cut_block(b, limits) for b in card.blocks),
+    })
+    return split_card(cut, limits.fits)
+
+
+def _cut_block(block: Block, limits: PlatformLimits) -> Block:
+    """``block`` with its button labels or image alternative text cut to ``limits``."""
+    if isinstance(block, Actions):
+        buttons = tuple(b.model_copy(update={"label": clip(b.label, limits.button_chars)}) for b in block.buttons)
+        return block.model_copy(update={"buttons": buttons})
+    if isinstance(block, Image):
+        return block.model_copy(update={"alt": clip(block.alt, limits.alt_chars)})
+    return block
 
 
 def _halves(block: Block) -> tuple[Block, Block] | None:

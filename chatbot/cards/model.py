@@ -25,6 +25,9 @@ from typing import Annotated, Literal, Union
 
 from pydantic import BaseModel, ConfigDict, Field
 
+ELLIPSIS = "…"
+"""What a text cut to a limit ends with (one character)."""
+
 class _Frozen(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 

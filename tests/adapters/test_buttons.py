@@ -212,7 +212,7 @@ def card_action(value, event_id):
 
 
 def test_feishu_buttons_are_callbacks_and_a_press_is_answered(chat_bot, feishu):
-    from adapters.feishu.cards import cards_to_feishu
+    from adapters.feishu.messages import cards_to_feishu
     from chatbot.actions import ActionValue, button, encode
     from chatbot.cards import Actions, Card
 

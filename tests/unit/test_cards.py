@@ -2,7 +2,21 @@
 
 from __future__ import annotations
 
-from chatbot.cards import Card, PRList, Section, Text, digest_cards, run_text, split_card
+from chatbot.cards import (
+    Actions,
+    Card,
+    Image,
+    PlatformLimits,
+    PRList,
+    Section,
+    Text,
+    clip,
+    digest_cards,
+    fit,
+    run_text,
+    split_card,
+    with_image,
+)
 from chatbot.i18n import tr
 from tests.hostile_digest import hostile_digest, risky_in_rank_order
 
@@ -67,6 +81,25 @@ def test_split_card_keeps_every_item_once_in_order():
     pieces = split_card(card, lambda c: sum(len(b.items) if isinstance(b, PRList) else 1 for b in c.blocks) <= 7)
     assert len(pieces) > 1
     assert risk_numbers(pieces) == risk_numbers([card])
+
+
+def test_fit_cuts_what_a_platform_bounds_then_splits_keeping_every_block_in_order():
+    d = hostile_digest()
+    card = with_image(digest_cards(d, report_url="https://prhub.example.com/r")[0],
+                      Image(key="img_1", alt="Label distribution (PRs) " * 10))
+    card = card.model_copy(update={"header": "Weekly   digest " + "x" * 200})
+    limits = PlatformLimits(fits=lambda c: len(c.blocks) <= 3, header_chars=40, button_chars=5, alt_chars=12,
+                            fallback_chars=30)
+    pieces = fit(card, limits)
+    assert len(pieces) == -(-len(card.blocks) // 3) and all(len(p.blocks) <= 3 for p in pieces)
+    assert [b.kind for p in pieces for b in p.blocks] == [b.kind for b in card.blocks]
+    assert {p.header for p in pieces} == {"Weekly digest " + "x" * 25 + "…"}
+    assert {p.fallback for p in pieces} == {clip(card.fallback, 30)} and len(clip(card.fallback, 30)) == 30
+    assert [b.label for p in pieces for blk in p.blocks if isinstance(blk, Actions) for b in blk.buttons] == ["Full…"]
+    assert [blk.alt for p in pieces for blk in p.blocks if isinstance(blk, Image)] == ["Label distr…"]
+    # a card without a fallback notifies with its (cut) header; one that fits is one card
+    (alone,) = fit(Card(header="Risks   of the week", blocks=(Section(lines=((Text(text="x"),),)),)), limits)
+    assert (alone.header, alone.fallback) == ("Risks of the week", "Risks of the week")
 
 
 def test_card_is_frozen_and_strict():

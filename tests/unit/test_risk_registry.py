@@ -11,8 +11,8 @@ from datetime import datetime, timezone
 
 import pytest
 
-from adapters.feishu.cards import cards_to_feishu
-from adapters.slack.blocks import card_to_messages
+from adapters.feishu.messages import cards_to_feishu
+from adapters.slack.messages import card_to_messages
 from chatbot.cards import digest_cards
 from tests.digests import written_digest
 from chatbot.models import Author, FileChange, PullRequest

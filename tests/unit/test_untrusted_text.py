@@ -93,8 +93,8 @@ def test_bare_foreign_urls_are_broken(text, shown):
 
 def test_a_foreign_url_in_a_title_is_broken_in_chat_outputs_and_escaped_as_before_elsewhere():
     """Issue 20: ``https://evil.example/phish`` in a PR title stayed text that Slack and Feishu link."""
-    from adapters.feishu.cards import cards_to_feishu
-    from adapters.slack.blocks import card_to_messages
+    from adapters.feishu.messages import cards_to_feishu
+    from adapters.slack.messages import card_to_messages
     from chatbot.cards import digest_cards
     from chatbot.render.markdown import render_markdown
 

@@ -9,12 +9,12 @@ from adapters.feishu.cards import (
     HARD_CARD_BYTES,
     MAX_CARD_BYTES,
     card_to_feishu_card,
-    cards_to_feishu,
     escape_md,
     message_payload,
     request_body_bytes,
     webhook_payload,
 )
+from adapters.feishu.messages import cards_to_feishu
 from chatbot.cards import Card, FieldItem, Fields, PRRef, Section, Text, Untrusted, digest_cards
 from tests.hostile_digest import hostile_digest, risky_in_rank_order
 

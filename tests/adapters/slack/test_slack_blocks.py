@@ -8,7 +8,8 @@ import re
 import pytest
 from slack_sdk.models.blocks import Block
 
-from adapters.slack.blocks import block_text_length, card_to_blocks, card_to_messages, escape, render_runs
+from adapters.slack.blocks import block_text_length, card_to_blocks, escape, render_runs
+from adapters.slack.messages import card_to_messages
 from chatbot.cards import Card, Link, PRList, PRRef, Section, Text, Untrusted, digest_cards
 from tests.hostile_digest import HOSTILE, hostile_digest, risky_in_rank_order
 
@@ -182,3 +183,10 @@ def test_an_image_block_is_a_slack_file_image_before_the_buttons():
     parsed = Block.parse(image)
     assert parsed is not None and parsed.to_dict()["slack_file"] == {"id": "F0123ABC"}
     assert "[Label distribution (PRs)]" in card_to_text(card)
+
+
+def test_the_renderer_translates_a_fitted_card_and_cuts_nothing_itself():
+    card = Card(header="x" * 400, blocks=(Section(lines=((Text(text="y"),),)),))
+    assert card_to_blocks(card)[0]["text"]["text"] == "x" * 400  # as given: fitting is not the renderer's
+    (msg,) = card_to_messages([card])
+    assert msg["blocks"][0]["text"]["text"] == "x" * 149 + "…" and msg["text"] == "x" * 400
