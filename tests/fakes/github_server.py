@@ -25,6 +25,8 @@ always the small built-in ``example-org/example-repo`` week (:func:`builtin_reco
 from __future__ import annotations
 
 import base64
+import bisect
+import functools
 import hashlib
 import json
 import os
@@ -50,6 +52,10 @@ FILE_LIST_CAP = 3000
 
 _SCHEMA: Any = None
 _SCHEMA_LOCK = threading.Lock()
+_DOCUMENTS: dict[tuple[int, str], tuple[Any, list[Any]]] = {}
+"""(schema id, query text) -> (parsed document or None, parse/validation errors): prhub sends a few query texts
+hundreds of times with new variables (the 52-week backfill: 233 queries), and graphql-core's parse
+and validation against GitHub's schema were a fifth of the fake's CPU."""
 
 
 def load_schema() -> Any:
@@ -69,7 +75,33 @@ def load_schema() -> Any:
     return _SCHEMA
 
 
+def _document(schema: Any, text: str) -> tuple[Any, list[Any]]:
+    """``(document, errors)`` of a query text as graphql_sync sees it: the parsed document (None when
+    it does not parse) and the syntax or validation errors against ``schema`` (empty when valid).
+    Cached by schema and text."""
+    from graphql import GraphQLError, parse, validate
+
+    with _SCHEMA_LOCK:
+        hit = _DOCUMENTS.get((id(schema), text))
+    if hit is not None:
+        return hit
+    try:
+        document = parse(text)
+    except GraphQLError as exc:
+        out: tuple[Any, list[Any]] = (None, [exc])
+    else:
+        out = (document, list(validate(schema, document)))
+    with _SCHEMA_LOCK:
+        if len(_DOCUMENTS) >= 512:
+            _DOCUMENTS.clear()
+        _DOCUMENTS[(id(schema), text)] = out
+    return out
+
+
+@functools.lru_cache(maxsize=65536)
 def _instant(text: str) -> datetime:
+    """An aware UTC datetime of a GitHub timestamp (``2026-05-11T00:00:00Z``); cached, as each search
+    compares every record's ``mergedAt`` (8,251 records for the 2025 archive)."""
     return datetime.fromisoformat(text.replace("Z", "+00:00")).astimezone(timezone.utc)
 
 
@@ -229,8 +261,10 @@ def _wants_nodes(info: Any) -> bool:
     return False
 
 
-def _connection(items: list[Any], cap: int | None = None) -> Callable[..., dict[str, Any]]:
-    """A GraphQL connection resolver over ``items`` (with GitHub's first/last rules)."""
+def _connection(items: list[Any], cap: int | None = None,
+                node: Callable[[Any], Any] | None = None) -> Callable[..., dict[str, Any]]:
+    """A GraphQL connection resolver over ``items`` (with GitHub's first/last rules); ``node`` turns
+    an item into its GraphQL object, for the page's items only (the search's PRs)."""
 
     def resolve(info: Any, first: int | None = None, after: str | None = None, last: int | None = None,
                 before: str | None = None, **_: Any) -> dict[str, Any]:
@@ -246,6 +280,8 @@ def _connection(items: list[Any], cap: int | None = None) -> Callable[..., dict[
             start = max(len(visible) - last, 0)
         n = first if first is not None else (last or 100)
         page = visible[start:start + n]
+        if node is not None:
+            page = [node(x) for x in page]
         has_next = start + len(page) < len(visible)
         return {
             "totalCount": len(items),
@@ -412,6 +448,7 @@ class FakeGitHub(LoopbackServer):
         self._window: datetime | None = None  # when the current points window resets
         self._used = 0
         self._by_number = {repo: {r["number"]: r for r in recs} for repo, recs in self.repos.items()}
+        self._indexes: dict[int, tuple[list[Any], list[datetime], list[dict[str, Any]]]] = {}
 
     _http11 = True
 
@@ -505,15 +542,30 @@ class FakeGitHub(LoopbackServer):
         if recs is None:
             return []
         now = self.clock() if self.clock is not None else None
-        hits = [r for r in recs if r.get("mergedAt") and sq.first <= _instant(r["mergedAt"]) <= sq.last
-                and (now is None or _instant(r["mergedAt"]) <= now)]
+        last = sq.last if now is None else min(sq.last, now)
+        instants, merged = self._merged_index(recs)
+        hits = merged[bisect.bisect_left(instants, sq.first):bisect.bisect_right(instants, last)]
         return sorted(hits, key=lambda r: (r["mergedAt"], r["number"]), reverse=True)
+
+    def _merged_index(self, recs: list[dict[str, Any]]) -> tuple[list[datetime], list[dict[str, Any]]]:
+        """The merged records of ``recs`` in ``mergedAt`` order, with their instants (for bisecting a
+        search's window); rebuilt when a record's ``mergedAt`` or the list changes."""
+        key = [r.get("mergedAt") for r in recs]
+        with self._lock:
+            hit = self._indexes.get(id(recs))
+        if hit is not None and hit[0] == key:
+            return hit[1], hit[2]
+        pairs = sorted(((_instant(r["mergedAt"]), i) for i, r in enumerate(recs) if r.get("mergedAt")))
+        out = ([t for t, _ in pairs], [recs[i] for _, i in pairs])
+        with self._lock:
+            self._indexes[id(recs)] = (key, *out)
+        return out
 
     def _graphql(self, body: bytes) -> tuple[int, dict[str, str], Any]:
         schema = load_schema()
         if schema is None:
             return 501, {}, {"message": "fake GitHub: GraphQL needs ../shared/data/github-schema.graphql"}
-        from graphql import graphql_sync
+        from graphql import ExecutionResult, execute_sync
 
         try:
             request = json.loads(body or b"{}")
@@ -526,7 +578,7 @@ class FakeGitHub(LoopbackServer):
             if type != "ISSUE":
                 raise ValueError("fake GitHub: only type: ISSUE searches")
             hits = fake._search(query)
-            conn = _connection([pr_node(r) for r in hits[: fake.search_cap]])(info, first=first, after=after)
+            conn = _connection(hits[: fake.search_cap], node=pr_node)(info, first=first, after=after)
             conn["issueCount"] = len(hits)
             return conn
 
@@ -544,7 +596,8 @@ class FakeGitHub(LoopbackServer):
             return {"__typename": "Repository", "nameWithOwner": full, "pullRequest": pull_request}
 
         variables = request.get("variables") or {}
-        cost, nodes = self._cost(schema, request.get("query") or "", variables, request.get("operationName"))
+        document, errors = _document(schema, request.get("query") or "")
+        cost, nodes = self._cost(schema, document, variables, request.get("operationName"))
         with self._lock:
             now = self.rate_clock()
             if self._window is None or now >= self._window:
@@ -563,7 +616,9 @@ class FakeGitHub(LoopbackServer):
             return {**points, "nodeCount": nodes}
 
         root = {"search": search, "repository": repository, "rateLimit": rate_limit}
-        result = graphql_sync(schema, request.get("query") or "", root_value=root, variable_values=variables)
+        # as graphql_sync, with the parse and validation of this query text done once
+        result = (ExecutionResult(data=None, errors=errors) if errors else
+                  execute_sync(schema, document, root_value=root, variable_values=variables))
         payload: dict[str, Any] = {}
         if result.errors:
             payload["errors"] = [{"message": e.message, "locations": [loc._asdict() for loc in e.locations or []],
@@ -573,12 +628,14 @@ class FakeGitHub(LoopbackServer):
         return 200, self._points_headers(reset, remaining), payload
 
     @staticmethod
-    def _cost(schema: Any, text: str, variables: dict[str, Any], operation: str | None) -> tuple[int, int]:
-        """:func:`query_cost` of the query text (1 for text that does not parse: GraphQL's error answers)."""
-        from graphql import GraphQLError, parse
+    def _cost(schema: Any, document: Any, variables: dict[str, Any], operation: str | None) -> tuple[int, int]:
+        """:func:`query_cost` of the parsed query (1 for text that did not parse: GraphQL's error answers)."""
+        from graphql import GraphQLError
 
+        if document is None:
+            return 1, 0
         try:
-            return query_cost(schema, parse(text), variables, operation)
+            return query_cost(schema, document, variables, operation)
         except (GraphQLError, KeyError, TypeError, ValueError):
             return 1, 0
 
