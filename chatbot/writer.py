@@ -16,7 +16,8 @@ gives the rule-written digest, marked; no error text ever reaches the digest. An
 by (``digest:<repo>:<week>:<lang>``, hash of the fact sheet, model): a re-run costs 0 tokens. Failed
 answers are cached too, whatever their checking does (negative results: what failed the check twice
 is re-checked from the cache, not asked again until the facts or the model change); a model error
-(timeout, refused, HTTP error) is not cached, so the next run asks again.
+(timeout, refused, HTTP error) is remembered for :data:`OUTAGE_S` (one hour): a re-run within it
+makes 0 calls (cached answers and rule text), a run after it asks again.
 
 Budget: :func:`write_digest` gives the whole run a :class:`Budget` of wall-clock seconds; each call
 gets the time left (the client also holds each request to its own ``timeout_s``), and once the
@@ -38,6 +39,7 @@ import json
 import logging
 import time
 from collections.abc import Callable, Sequence
+from datetime import datetime, timezone
 from typing import Any
 
 from chatbot.errors import ModelError
@@ -93,6 +95,8 @@ class Budget:
         self._seconds = seconds
         self._deadline: float | None = None
         self.calls = 0
+        self.failed: str | None = None
+        """The message of the first call that failed (a server error, not a spent budget), else None."""
         self.tokens = 0
         """Prompt + completion tokens of the answers so far (as the server reports them)."""
 
@@ -120,8 +124,12 @@ class Budget:
         if left is not None and left <= 0:
             raise ModelError("the LLM writer's time budget is spent")
         self.calls += 1
-        answer = (client.complete(system, user, schema) if left is None
-                  else client.complete(system, user, schema, timeout_s=left))
+        try:
+            answer = (client.complete(system, user, schema) if left is None
+                      else client.complete(system, user, schema, timeout_s=left))
+        except ModelError as exc:
+            self.failed = self.failed or exc.user_message
+            raise
         self.tokens += answer.prompt_tokens + answer.completion_tokens
         return answer
 
@@ -487,6 +495,7 @@ def write_digest(
     monotonic: Callable[[], float] = time.monotonic,
     progress: Progress | None = None,
     budget: Budget | None = None,
+    now: Callable[[], datetime] | None = None,
 ) -> DigestText:
     """``d`` with model-written key-PR summaries (:func:`write_summaries`) and digest prose
     (:func:`write_prose`), each validated; ``prose`` counts both (calls, tokens and seconds summed,
@@ -495,11 +504,19 @@ def write_digest(
 
     ``budget``: the wall-clock seconds for all the run's calls, possibly shared with other runs (the
     weekly job's languages); None: only each request's own limit. After a model error in the
-    summaries the prose is not asked either (its cached answer is still used).
+    summaries the prose is not asked either (its cached answer is still used). A failed call is
+    cached as a negative result for :data:`OUTAGE_S` seconds of ``now`` (UTC; tests inject it): a
+    re-run within them makes 0 calls.
     """
     budget = budget if budget is not None else Budget(monotonic=monotonic)
     calls_before = budget.calls
     total = len(d.key_prs) + 1
+    at = (now or _utc_now)()
+    since = _outage(cache, client.model, at)
+    if since is not None:  # the server failed a moment ago: cached answers only, no call
+        log.warning("LLM writer: %s failed %d s ago; cached answers and rule text only, retrying from %d s after it",
+                    client.model, since, OUTAGE_S)
+        budget.stop()
     summaries, stats = write_summaries(d, client, cache=cache, monotonic=monotonic, progress=progress, total=total,
                                        budget=budget)
     if stats.stopped:
@@ -520,5 +537,31 @@ def write_digest(
             SentenceMark(slot=f"prs.{p.number}", source="model", model=client.model) if p.number in summaries
             else SentenceMark(slot=f"prs.{p.number}", source="rules") for p in d.key_prs),
     })
+    if budget.failed is not None and since is None and cache is not None:
+        cache.put_summary(_OUTAGE_SUBJECT, "", client.model, {"error": budget.failed, "at": at.isoformat()}, 0, 0)
     prose = Prose.of(written).model_copy(update={"info": info, "summaries": summaries})
     return prose.apply(d)
+
+
+OUTAGE_S = 3600
+"""Seconds a failed model call is remembered (a timeout, refusal or HTTP error; cached as a
+negative result in the summary cache): a re-run within them asks nothing (0 calls) and uses the
+cached answers and the rule text; after them the model is asked again."""
+_OUTAGE_SUBJECT = "llm-outage"
+
+
+def _utc_now() -> datetime:
+    return datetime.now(timezone.utc)
+
+
+def _outage(cache: SummaryCache | None, model: str, at: datetime) -> int | None:
+    """Seconds since ``model`` last failed a call, when that is under :data:`OUTAGE_S`; else None."""
+    hit = cache.get_summary(_OUTAGE_SUBJECT, "", model) if cache is not None else None
+    if hit is None or not isinstance(hit.get("at"), str):
+        return None
+    try:
+        failed_at = datetime.fromisoformat(str(hit["at"]))
+    except ValueError:
+        return None
+    ago = (at - failed_at).total_seconds()
+    return int(ago) if 0 <= ago < OUTAGE_S else None

@@ -78,3 +78,28 @@ def test_a_second_run_after_failed_answers_of_every_kind_makes_zero_calls(store)
     assert "cache, 0 calls, 0 tokens" in line
     assert render_markdown(second) == render_markdown(first)
     assert second.headline == d.headline and "987" not in render_markdown(second)
+
+
+def test_a_second_run_after_a_server_failure_makes_zero_calls_for_an_hour(store):
+    """A timeout, refusal or HTTP error is remembered (``writer.OUTAGE_S``): a re-run within the hour asks
+    nothing and is the same rule-written digest; after it the model is asked again."""
+    from datetime import datetime, timedelta, timezone
+
+    from adapters.llm.client import OpenAIModelClient
+    from chatbot.writer import OUTAGE_S, write_digest
+
+    d = written_digest(thread_prs(), repo="vllm-project/vllm", week=IsoWeek(2026, 20), rules=shipped_rules("vllm"))
+    first, calls, line = llm_run(d, store, [Status(500, message="upstream down")])
+    assert calls >= 1 and first.prose is not None and first.prose.summaries == 0  # asked once, then stopped
+    second, calls, line = llm_run(d, store, [Status(500, message="the model must not be asked")])
+    assert calls == 0, line  # before: the next run asked again
+    assert render_markdown(second) == render_markdown(first)
+
+    failed_at = datetime.fromisoformat(str(store.get_summary("llm-outage", "", MODEL)["at"]))
+    assert failed_at.tzinfo is not None and abs((datetime.now(timezone.utc) - failed_at).total_seconds()) < 600
+    with FakeOpenAI([Status(500, message="still down")]) as fake:
+        client = OpenAIModelClient(fake.base_url, MODEL, "sk-test", timeout_s=5.0)
+        write_digest(d, client, cache=store, max_input_tokens=16000, now=lambda: failed_at + timedelta(seconds=OUTAGE_S - 1))
+        assert len(fake.requests) == 0  # one second before the hour is up
+        write_digest(d, client, cache=store, max_input_tokens=16000, now=lambda: failed_at + timedelta(seconds=OUTAGE_S + 1))
+        assert len(fake.requests) >= 1  # after it, asked again
