@@ -1,9 +1,11 @@
 """What a chat intent is: its query type, patterns per language, parser, answer and help line.
 
 Every chat intent is one module in ``chatbot/intents/`` that defines a query model (a subclass of
-:class:`QueryBase` with ``intent: Literal["name"]``) and one :class:`Intent`; the registry
-(``chatbot/intents/__init__.py``) lists them in parse order. Parsing tries each intent in that
-order on the cleaned text (:class:`ParseInput`); the first that returns a query wins. Answering
+:class:`QueryBase` with ``intent: Literal["name"]``) and one :class:`Intent` (with its texts,
+buttons, button actions and precedence); the registry (``chatbot/intents/__init__.py``) lists
+them, and :func:`parse_order` sorts them by their ``before`` constraints. Parsing tries every
+intent on the cleaned text (:class:`ParseInput`); of those that return a query, the one whose
+patterns cover most of the text wins (:func:`cue_score`), the parse order breaking ties. Answering
 looks the intent up by the query's ``intent`` name. The help card lists every intent's help line,
 ordered by ``help_rank``.
 
@@ -28,7 +30,7 @@ from chatbot.gist_line import new_gist
 from chatbot.cards import DEFAULT_LIMITS, Button, Card, CardLimits, filtered_card, message_card
 from chatbot.entities import Entities, extract, resolve_week
 from chatbot.filters import Filters, people, subject_names
-from chatbot.i18n import DEFAULT_LANG, Lang, text_lang, tr
+from chatbot.i18n import DEFAULT_LANG, Lang, add_texts, text_lang, tr
 from chatbot.models import AnalyzedPR, DigestText
 from chatbot.module_names import ModuleIndex
 from chatbot.pr_history import PRHistory
@@ -83,7 +85,7 @@ def _cue_pattern(patterns: tuple[tuple[tuple[str, tuple[str, ...]], ...], ...]) 
 def cue_score(intent: Intent[Any], text: str) -> int:
     """How much of ``text`` the intent's patterns cover (characters of non-overlapping matches, less
     their named groups: the name an author pattern captures is no intent word): the intent whose
-    words say more of the message wins; registry order breaks ties."""
+    words say more of the message wins; the parse order (:func:`parse_order`) breaks ties."""
     rx = _intent_rx(tuple((lang, tuple(ps)) for lang, ps in sorted(intent.patterns.items())))
     total = 0
     for m in rx.finditer(text):
@@ -429,6 +431,9 @@ class Intent(Generic[Q]):
             from the registry's (an id answered by two intents is an error).
         buttons: ``buttons(query, ctx) -> [Button]``: the buttons under an answer that shows a week
             (:class:`chatbot.buttons.ButtonContext`); None: the answers carry none.
+        texts: catalog entries the intent brings, ``{lang: {key: template}}`` (its card texts,
+            read with :func:`chatbot.i18n.tr`), registered by :func:`parse_order`; the shipped
+            intents keep theirs in the catalogs.
     """
 
     name: str
@@ -443,6 +448,7 @@ class Intent(Generic[Q]):
     before: tuple[str, ...] = ()
     actions: Mapping[str, ChatAction] = field(default_factory=dict)
     buttons: Callable[[Q, ButtonContext], Sequence[Button]] | None = None
+    texts: Mapping[str, Mapping[str, str]] = field(default_factory=dict)
 
     def help_line(self, lang: str) -> str:
         """The help line in ``lang`` (English when that language has none)."""
@@ -462,11 +468,16 @@ def parse_order(intents: Iterable[Intent[Any]]) -> tuple[Intent[Any], ...]:
         The same intents, topologically sorted (:func:`chatbot.precedence.ordered` of their names
         in name order).
 
+    Registers the catalog entries the intents bring (``Intent.texts``, :func:`chatbot.i18n.add_texts`).
+
     Raises:
         ValueError: two intents share a name, a ``before`` names no intent of ``intents`` (or the
-            intent itself), or the constraints form a cycle (the message names its intents).
+            intent itself), the constraints form a cycle (the message names its intents), or an
+            intent's text contradicts the catalogs.
     """
     listed = list(intents)
     order = ordered(sorted(i.name for i in listed), {i.name: i.before for i in listed}, what="intent")
+    for i in listed:
+        add_texts(i.texts)
     by_name = {i.name: i for i in listed}
     return tuple(by_name[n] for n in order)

@@ -4,9 +4,7 @@ both languages and rendered in every output, with nothing else changed."""
 
 from __future__ import annotations
 
-import importlib.util
 import json
-import textwrap
 from datetime import datetime, timezone
 
 import pytest
@@ -15,6 +13,7 @@ from adapters.feishu.messages import cards_to_feishu
 from adapters.slack.messages import card_to_messages
 from chatbot.cards import digest_cards
 from tests.digests import written_digest
+from tests.plugin import load_module
 from chatbot.models import Author, FileChange, PullRequest
 from chatbot.render.html import render_html
 from chatbot.render.markdown import render_markdown
@@ -46,12 +45,7 @@ RULE = RiskRule(tag="todo-left", check=check, texts={
 
 @pytest.fixture(scope="module")
 def registry(tmp_path_factory) -> RiskRegistry:
-    path = tmp_path_factory.mktemp("plugin") / "todo_left.py"
-    path.write_text(textwrap.dedent(RULE_MODULE), encoding="utf-8")
-    spec = importlib.util.spec_from_file_location("todo_left", path)
-    assert spec and spec.loader
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
+    mod = load_module(tmp_path_factory.mktemp("plugin"), "todo_left", RULE_MODULE)
     return RISKS.with_rule(mod.RULE)  # the registry line
 
 
