@@ -1,0 +1,56 @@
+"""Two rules of the writer's validator (chatbot/prose_check/checks.py) at their edges, on real W20.
+
+- The PRs a sentence cites are the model's ``prs`` list as well as its ``#N`` and ``prs.<n>`` ids:
+  kills the mutation that drops ``set(self.prs)`` from :meth:`Claim.cited_prs` (a PR the model lists
+  but does not write as ``#N`` would then escape ``known_prs``).
+- A number without decimals never states a 0-10 importance score, and "about" allows 5%: kills the
+  mutation of ``_compatible``'s last line to ``return True`` (an invented one-digit "8" would pass as
+  #41946's score 7.8 rounded) and ``0.05 * max(v, 1.0)`` -> ``max(v, 20.0)`` ("about 13 files" for 12).
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from chatbot.prose_check import Claim, Facts, check_claim
+from chatbot.rules import shipped_rules
+from chatbot.weeks import IsoWeek
+from tests.conftest import thread_prs
+from tests.digests import written_digest
+
+
+@pytest.fixture(scope="module")
+def w20() -> Facts:
+    prs = thread_prs("2026-W20")
+    d = written_digest(prs, repo="vllm-project/vllm", week=IsoWeek(2026, 20), rules=shipped_rules("vllm"), lang="en")
+    return Facts.build(d, prs)
+
+
+@pytest.mark.parametrize("claim,cited", [
+    (Claim("It adds aiter mhc support.", prs=(41946,)), {41946}),                 # the model's list alone
+    (Claim("#41946 and #41263 lead.", prs=()), {41946, 41263}),                    # written only
+    (Claim("It moved.", facts=("prs.42434.files",)), {42434}),                    # a fact id only
+    (Claim("#41946 leads.", prs=(41263,), facts=("prs.42434",)), {41946, 41263, 42434}),
+    (Claim("Nothing named.", prs=(), facts=("week.merged_prs",)), set()),
+], ids=["list", "written", "fact-id", "all-three", "none"])
+def test_cited_prs_include_the_models_list(claim, cited):
+    assert claim.cited_prs() == cited
+
+
+def test_a_listed_pr_outside_the_week_is_caught_without_a_hash(w20):
+    assert check_claim(Claim("It adds aiter mhc support.", prs=(99999,)), w20, None, checks=["known_prs"]) == [
+        "cites PRs that are not in this week: #99999"]
+
+
+@pytest.mark.parametrize("text,faults", [
+    # #41946 (W20): 12 files, +1,920/-1,033 lines, importance 7.8
+    ("#41946 ranks 8 this week.", ["states 8 for #41946, which no cited fact has"]),   # invented one digit
+    ("#41946 ranks 7 this week.", ["states 7 for #41946, which no cited fact has"]),
+    ("#41946 scores 7.8 this week.", []),                                               # the score, as written
+    ("#41946 changed 12 files.", []),
+    ("#41946 changed about 12 files.", []),
+    ("#41946 changed about 13 files.", ["states 13 files for #41946, which no cited fact has"]),  # 8% off
+    ("#41946 changed 13 files.", ["states 13 files for #41946, which no cited fact has"]),
+], ids=["8-is-score-rounded", "7", "7.8-score", "12-files", "about-12", "about-13", "13"])
+def test_a_one_digit_number_is_no_score_and_about_is_five_percent(w20, text, faults):
+    assert check_claim(Claim(text), w20, None, checks=["numbers"]) == faults
