@@ -10,8 +10,6 @@ import os
 from collections.abc import Callable
 from datetime import datetime
 
-from adapters.feishu.messages import cards_to_feishu
-from adapters.slack.messages import card_to_messages
 from chatbot.cards import Card, Section, digest_cards
 from chatbot.digest import repo_from_urls
 from chatbot.errors import InputError
@@ -24,7 +22,7 @@ from chatbot.render.text import card_to_text
 from chatbot.repo_mention import find_repo_mention, path_roots, unknown_repo_card
 from chatbot.rules import Rules
 from chatbot.weeks import IsoWeek, load_zone
-from prhub import bootstrap
+from prhub import bootstrap, platforms
 from prhub.clock import SYSTEM_CLOCK
 from prhub.config import check_public_url
 
@@ -46,17 +44,16 @@ def report_url(repo: str, week: IsoWeek | str) -> str | None:
 
 
 def render_cards(cards: list[Card], fmt: str) -> str:
-    """Cards as ``{"messages": [...]}`` (slack), ``{"cards": [...]}`` (feishu) or plain text."""
-    if fmt == "slack":
-        return json.dumps({"messages": card_to_messages(cards)}, indent=2, ensure_ascii=False) + "\n"
-    if fmt == "feishu":
-        return json.dumps({"cards": cards_to_feishu(cards)}, indent=2, ensure_ascii=False) + "\n"
+    """Cards as the payloads of the platform named ``fmt`` (its ``Platform.payload``, e.g.
+    ``{"messages": [...]}`` for slack, ``{"cards": [...]}`` for feishu), else as plain text."""
+    p = platforms.registry().get(fmt)
+    if p is not None and p.payload is not None:
+        return json.dumps(p.payload(cards), indent=2, ensure_ascii=False) + "\n"
     return "\n".join(card_to_text(c) for c in cards)
 
 
 def render_digest_chat(digest: DigestText, fmt: str) -> str:
-    """The digest as chat payloads: ``slack`` -> ``{"messages": [chat.postMessage kwargs...]}``,
-    ``feishu`` -> ``{"cards": [card JSON 2.0 objects...]}``, in posting order."""
+    """The digest as the chat payloads of platform ``fmt`` (:func:`render_cards`), in posting order."""
     cards = digest_cards(digest, report_url=report_url(digest.repo, digest.week))
     return render_cards(cards, fmt)
 

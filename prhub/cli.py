@@ -22,6 +22,7 @@ import typer
 from chatbot.errors import InputError, PrhubError
 from chatbot.i18n import DEFAULT_LANG, langs
 from chatbot.weeks import IsoWeek, load_zone
+from prhub import platforms
 from prhub.formats import FORMATS
 from prhub.options import SAMPLE_WEEK, DigestSource
 
@@ -31,7 +32,7 @@ if TYPE_CHECKING:  # imported where used: ``import prhub.cli`` stays under 0.25 
 
 app = typer.Typer(
     name="prhub",
-    help="Weekly digests of the PRs merged into a GitHub repository, for Slack and Feishu.",
+    help=f"Weekly digests of the PRs merged into a GitHub repository, for {' and '.join(platforms.display_names())}.",
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
@@ -54,11 +55,9 @@ class TrendsFormat(str, Enum):
     html = "html"
 
 
-class AskFormat(str, Enum):
-    text = "text"
-    slack = "slack"
-    feishu = "feishu"
-    json = "json"
+AskFormat = Enum("AskFormat", {"text": "text", **{name: name for name, p in platforms.registry().items() if p.payload},  # type: ignore[misc]
+                               "json": "json"}, type=str)
+"""``prhub ask --format`` choices: text, each registered platform's payload, json."""
 
 
 # Options shared by several commands (one definition each).
@@ -354,7 +353,7 @@ def ask_cmd(
     rules: RulesOpt = None,
     tz: Annotated[str, typer.Option(help="IANA time zone of the week windows")] = "UTC",
     lang: Annotated[Optional[Lang], typer.Option(help="answer language (default: the query's language)")] = None,
-    format: Annotated[AskFormat, typer.Option("--format", "-f", help="text, the Slack/Feishu payload, or json: {intent, repo, week, prs, card}")] = AskFormat.text,
+    format: Annotated[AskFormat, typer.Option("--format", "-f", help="text, a chat platform's payload, or json: {intent, repo, week, prs, card}")] = AskFormat.text,  # type: ignore[attr-defined]
 ) -> None:
     """Answer one chat query from PR files, as the bot would (now = the newest merge of the input)."""
     from prhub.chat import ask
@@ -488,25 +487,9 @@ def doctor_cmd(config: ConfigOpt = None, db: DbOpt = None) -> None:
         raise typer.Exit(1)
 
 
-slack_app = typer.Typer(help="The Slack app: its manifest.", no_args_is_help=True)
-app.add_typer(slack_app, name="slack")
-
-
-@slack_app.command("manifest")
-def slack_manifest_cmd(
-    http: Annotated[bool, typer.Option("--http", help="HTTP request URLs instead of Socket Mode")] = False,
-    public_url: Annotated[Optional[str], typer.Option(help="with --http: base URL of prhub serve (default: $PRHUB_PUBLIC_URL)")] = None,
-    name: Annotated[str, typer.Option(help="the app's display name")] = "prhub",
-) -> None:
-    """Print the Slack app manifest (scopes, bot events, /prhub, interactivity, Socket Mode on or off) as YAML."""
-    from adapters.slack.manifest import manifest_yaml
-    from prhub.chat import public_url as env_public_url
-    from prhub.config import check_public_url
-
-    base = check_public_url(public_url) if public_url else env_public_url()
-    if http and not base:
-        raise InputError("--http needs the public URL of prhub serve: pass --public-url https://... or set PRHUB_PUBLIC_URL")
-    sys.stdout.write(manifest_yaml(name=name, socket_mode=not http, public_url=base))
+for _p in platforms.registry().values():  # each platform's own commands: `prhub slack manifest`
+    if _p.cli is not None:
+        app.add_typer(_p.cli(), name=_p.name)
 
 
 @app.command("jobs")

@@ -51,6 +51,7 @@ from chatbot.render.escape import safe_url
 from chatbot.rules import Rules, default_rules_for, load_rules, shipped_rules, shipped_rules_names
 from chatbot.weeks import load_zone
 from chatbot.yamlfile import load_yaml
+from adapters.platform import SettingsError, check_public_url
 from prhub import platforms
 from scheduler.config import BotConfig, DestinationConfig, LoadedConfig, RepositoryConfig
 
@@ -64,25 +65,6 @@ _REPO = re.compile(r"^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$")
 SECRET_FIELDS = frozenset({"slack_bot_token", "slack_signing_secret", "slack_app_token", "feishu_app_secret",
                            "feishu_verification_token", "feishu_encrypt_key", "github_webhook_secret"})
 """Settings that are secrets: environment only, never shown."""
-
-
-class SettingsError(InputError):
-    """A missing or invalid setting; ``user_message`` names the variable (or the file key) and never
-    shows a secret."""
-
-
-def check_public_url(value: str | None) -> str | None:
-    """A ``PRHUB_PUBLIC_URL`` value without its trailing slash; None when empty.
-
-    Raises:
-        InputError: not an http(s) URL (the message names ``PRHUB_PUBLIC_URL``).
-    """
-    base = (value or "").strip()
-    if not base:
-        return None
-    if not safe_url(base):
-        raise InputError(f"PRHUB_PUBLIC_URL {base!r}: not an http(s) URL such as https://prhub.example.com")
-    return base.rstrip("/")
 
 
 # -- the file's chat: section ----------------------------------------------------------------------
@@ -413,7 +395,7 @@ def expand_destination(value: Any, loc: tuple[int | str, ...]) -> Any:
     """
     if not isinstance(value, dict) or "platform" in value:
         return value
-    keys = [k for k in value if k in platforms.PLATFORMS]
+    keys = [k for k in value if k in platforms.registry()]
     if len(keys) != 1:
         choices = " or ".join(f"{n}: ID" for n in platforms.names())
         raise _ConfigProblem(loc, f"give exactly one of {choices} (or platform: NAME, target: ID)")
@@ -435,11 +417,11 @@ def _prepare(data: dict[str, Any]) -> dict[str, Any]:
 def _check_platforms(cfg: BotConfig) -> None:
     for i, r in enumerate(cfg.repositories):
         for j, d in enumerate(r.destinations):
-            if d.platform not in platforms.PLATFORMS:
+            if d.platform not in platforms.registry():
                 raise _ConfigProblem(("repositories", i, "destinations", j, "platform"),
                                      f"unknown chat platform {d.platform!r} (known: {', '.join(platforms.names())})")
     for name, ids in cfg.admins.items():
-        if name not in platforms.PLATFORMS:
+        if name not in platforms.registry():
             raise _ConfigProblem(("admins", name), f"unknown chat platform (known: {', '.join(platforms.names())})")
         for i, x in enumerate(ids):
             try:

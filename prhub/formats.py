@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
 
 from chatbot.errors import InputError
+from prhub import platforms
 
 if TYPE_CHECKING:
     from chatbot.models import DigestText
@@ -88,12 +89,13 @@ def _pdf(r: Rendering) -> bytes:
 FORMATS: dict[str, OutputFormat] = {f.name: f for f in (
     OutputFormat("markdown", "md", "text/markdown; charset=utf-8", needs_report=False, binary=False, render=_markdown),
     OutputFormat("json", "json", "application/json", needs_report=False, binary=False, render=_json),
-    OutputFormat("slack", None, "application/json", needs_report=False, binary=False, render=_chat("slack")),
-    OutputFormat("feishu", None, "application/json", needs_report=False, binary=False, render=_chat("feishu")),
+    *(OutputFormat(name, None, "application/json", needs_report=False, binary=False, render=_chat(name))
+      for name, p in platforms.registry().items() if p.payload is not None),  # each platform's payloads
     OutputFormat("html", "html", "text/html; charset=utf-8", needs_report=True, binary=False, render=_html),
     OutputFormat("pdf", "pdf", "application/pdf", needs_report=True, binary=True, render=_pdf),
 )}
-"""Every output format, by name (the CLI's order)."""
+"""Every output format, by name (the CLI's order): a registered platform with a ``payload`` is the
+format of its name (``prhub digest --format slack``)."""
 
 PAGE_FORMATS: dict[str, OutputFormat] = {f.suffix: f for f in FORMATS.values() if f.suffix is not None}
 """The formats report pages serve, by URL suffix."""

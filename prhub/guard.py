@@ -36,6 +36,8 @@ import time
 from collections.abc import Callable, Iterable
 from typing import Any
 
+from prhub import platforms
+
 log = logging.getLogger(__name__)
 
 DEFAULT_MAX_REQUEST_BYTES = 1024 * 1024
@@ -43,9 +45,7 @@ DEFAULT_MAX_REQUEST_BYTES = 1024 * 1024
 
 WSGIApp = Callable[[dict[str, Any], Callable[..., Any]], Iterable[bytes]]
 
-_SDK_LOGGERS = ("slack_bolt", "adapters.slack.bolt", "Lark")
 _SUMMARISED = ("waitress.queue", "prhub.serving")
-_QUIET_IN_REQUESTS = ("Lark",)
 _serving = threading.local()
 _MAX_LINE = 300
 
@@ -246,17 +246,19 @@ class OncePer(logging.Filter):
 
 
 def quiet_sdk_loggers() -> None:
-    """Set slack_bolt's and lark-oapi's loggers to WARNING, each record one line (idempotent).
+    """Set the registered platforms' SDK loggers (``Platform.loggers``: slack_bolt's, lark-oapi's) to
+    WARNING, each record one line (idempotent); ``Platform.request_loggers`` are dropped inside requests.
     The SDKs' own handlers (lark-oapi adds one) are filtered as well. waitress's queue-depth
     warning passes once a minute (:class:`OncePer`)."""
     for name in _SUMMARISED:
         logger = logging.getLogger(name)
         if not any(isinstance(f, OncePer) for f in logger.filters):
             logger.addFilter(OncePer())
-    for name in _SDK_LOGGERS:
-        logger = logging.getLogger(name)
-        logger.setLevel(logging.WARNING)
-        if not any(isinstance(f, _OneLine) for f in logger.filters):
-            logger.addFilter(_OneLine())
-        if name in _QUIET_IN_REQUESTS and not any(isinstance(f, _NotInRequest) for f in logger.filters):
-            logger.addFilter(_NotInRequest())
+    for p in platforms.registry().values():
+        for name in p.loggers:
+            logger = logging.getLogger(name)
+            logger.setLevel(logging.WARNING)
+            if not any(isinstance(f, _OneLine) for f in logger.filters):
+                logger.addFilter(_OneLine())
+            if name in p.request_loggers and not any(isinstance(f, _NotInRequest) for f in logger.filters):
+                logger.addFilter(_NotInRequest())

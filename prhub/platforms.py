@@ -1,44 +1,75 @@
-"""The chat-platform registry: the one place that knows which chat platforms exist.
+"""The chat-platform registry as the wiring sees it: the platform packages imported, their
+:class:`adapters.platform.Platform` entries listed.
 
-Each :class:`adapters.platform.Platform` names its adapter's parts as the core needs them — a
-:class:`chatbot.ports.ChatDelivery` for weekly posts (which also states the platform's delivery
-policy), and optionally the inbound endpoints that turn its events into
-:class:`chatbot.inbound.InboundMessage` for the shared :class:`chatbot.inbound.ChatService` —
-and how to build them from the settings. Configuration destinations ``{platform, target}``
-(and the shorthand ``{slack: C0123}``), admins and subscriptions are checked against this
-registry; the core and the scheduler only ever see the name.
-
-To add a platform: write ``adapters/<name>/`` (inbound event -> InboundMessage, Card -> payload,
-a ChatDelivery) and :func:`register` one :class:`Platform` below. SDKs are imported only when a
+A platform is one package whose ``__init__`` registers its :class:`Platform`
+(``adapters/slack/__init__.py``: ``register(Platform(name="slack", ...))``). :func:`registry`
+imports the built-in packages (:data:`BUILTIN`) and those named by ``PRHUB_PLATFORMS`` (a
+comma-separated list of importable packages: a platform shipped outside prhub), then everything in
+``prhub/`` loops over it — settings, ``config check``/``doctor``, endpoints, outbound connections,
+payload formats, reply pools, SDK loggers and CLI commands. Configuration destinations
+``{platform, target}`` (and the shorthand ``{slack: C0123}``), admins and subscriptions are checked
+against it; the core and the scheduler only ever see the name. SDKs are imported only when a
 platform is configured.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+import importlib
+import os
 
-from adapters.platform import Mount, Platform
+import adapters.platform
+from adapters.platform import Mount, Platform, register
 
-if TYPE_CHECKING:
-    from chatbot.inbound import ChatService
-    from chatbot.ports import ChatDelivery
+__all__ = ["BUILTIN", "PLATFORMS_ENV", "Mount", "Platform", "display_names", "get", "names", "register", "registry"]
 
-__all__ = ["PLATFORMS", "Mount", "Platform", "get", "names", "register"]
+BUILTIN = ("adapters.slack", "adapters.feishu")
+"""The platform packages shipped with prhub, in registry order."""
 
-PLATFORMS: dict[str, Platform] = {}
-"""The registry, by name, in registration order."""
+PLATFORMS_ENV = "PRHUB_PLATFORMS"
+"""Environment variable naming more platform packages (comma-separated module names)."""
+
+_imported: set[str] = set()
 
 
-def register(platform: Platform) -> Platform:
-    """Add (or replace) ``platform`` in the registry; returns it."""
-    PLATFORMS[platform.name] = platform
-    return platform
+def packages() -> tuple[str, ...]:
+    """The platform packages: :data:`BUILTIN`, then those ``$PRHUB_PLATFORMS`` names, once each."""
+    extra = (p.strip() for p in os.environ.get(PLATFORMS_ENV, "").split(","))
+    return tuple(dict.fromkeys((*BUILTIN, *(p for p in extra if p))))
+
+
+def registry() -> dict[str, Platform]:
+    """Every registered platform by name, in the order of :func:`packages` (then registration
+    order), after importing the platform packages not imported yet (each registers itself).
+
+    Raises:
+        chatbot.errors.InputError: a package ``PRHUB_PLATFORMS`` names cannot be imported.
+    """
+    from chatbot.errors import InputError
+
+    order = packages()
+    for name in order:
+        if name in _imported:
+            continue
+        try:
+            importlib.import_module(name)
+        except ImportError as exc:
+            raise InputError(f"{PLATFORMS_ENV} names {name!r}, which cannot be imported ({exc}): "
+                             "fix the name or PYTHONPATH") from None
+        _imported.add(name)
+    found = adapters.platform.PLATFORMS
+    rank = {pkg: i for i, pkg in enumerate(order)}
+    by = adapters.platform.REGISTERED_BY
+    return dict(sorted(found.items(), key=lambda kv: rank.get(by.get(kv[0], ""), len(rank))))
 
 
 def names() -> tuple[str, ...]:
     """The registered platform names, sorted."""
-    return tuple(sorted(PLATFORMS))
+    return tuple(sorted(registry()))
+
+
+def display_names() -> tuple[str, ...]:
+    """Each registered platform's display name (``Platform.title``, else its name), in registry order."""
+    return tuple(p.title or p.name for p in registry().values())
 
 
 def get(name: str) -> Platform:
@@ -50,68 +81,6 @@ def get(name: str) -> Platform:
     from chatbot.errors import InputError
 
     try:
-        return PLATFORMS[name]
+        return registry()[name]
     except KeyError:
         raise InputError(f"unknown chat platform {name!r} (known: {', '.join(names())})") from None
-
-
-# -- Slack ------------------------------------------------------------------------------------------
-
-
-def _slack_delivery(settings: Any) -> ChatDelivery:
-    from adapters.slack.delivery import SlackDelivery, web_client
-
-    return SlackDelivery(web_client(settings.secret("slack_bot_token"), base_url=settings.slack_api_url))
-
-
-def _slack_mount(settings: Any, chat: ChatService, options: Mapping[str, Any]) -> Mount:
-    settings.require_slack()
-    from adapters.slack.app import check_slack, create_slack_app, create_slack_wsgi, resend_reply
-
-    bolt = create_slack_app(bot_token=settings.secret("slack_bot_token"),
-                            signing_secret=settings.secret("slack_signing_secret"), chat=chat,
-                            api_url=settings.slack_api_url, listener_executor=options.get("executor"),
-                            pool_size=options.get("pool_size", 8))
-    http = create_slack_wsgi(bolt) if settings.slack_signing_secret else None  # Socket Mode needs no secret
-    return Mount(prefix="/slack/", app=http, handle=bolt, check=lambda: check_slack(bolt),
-                 resend=lambda payload: resend_reply(bolt.client, payload))
-
-
-# -- Feishu / Lark ----------------------------------------------------------------------------------
-
-
-def _feishu_delivery(settings: Any) -> ChatDelivery:
-    from adapters.feishu.delivery import FeishuDelivery, lark_client
-
-    assert settings.feishu_app_id is not None
-    return FeishuDelivery(lark_client(settings.feishu_app_id, settings.secret("feishu_app_secret"),
-                                      domain=settings.feishu_api_url))
-
-
-def _feishu_mount(settings: Any, chat: ChatService, options: Mapping[str, Any]) -> Mount:
-    settings.require_feishu()
-    from adapters.feishu.app import FeishuChat, create_feishu_dispatcher, create_feishu_wsgi
-
-    delivery: Any = _feishu_delivery(settings)
-    handlers = FeishuChat(delivery=delivery, chat=chat, bot_open_id=settings.feishu_bot_open_id,
-                          executor=options.get("executor"))
-    dispatcher = create_feishu_dispatcher(handlers, encrypt_key=settings.secret("feishu_encrypt_key"),
-                                          verification_token=settings.secret("feishu_verification_token"))
-    encrypt_key = settings.secret("feishu_encrypt_key")
-    # HTTP callbacks need the encrypt key (Feishu signs only with it); the long connection needs neither key nor token
-    http = create_feishu_wsgi(dispatcher, encrypt_key=encrypt_key) if encrypt_key else None
-    if encrypt_key or not settings.feishu_verification_token:
-        return Mount(prefix="/feishu/", app=http, handle=handlers, check=handlers.check, resend=handlers.resend)
-    return Mount(prefix="/feishu/", app=None, handle=handlers, resend=handlers.resend,
-                 status=("off: FEISHU_ENCRYPT_KEY is not set (Feishu signs callbacks only with it): "
-                         "the /feishu endpoints are not mounted"))
-
-
-register(Platform(name="slack", credentials="SLACK_BOT_TOKEN", can_send=lambda s: bool(s.slack_bot_token),
-                  delivery=_slack_delivery,
-                  wants_inbound=lambda s: bool(s.slack_bot_token or s.slack_signing_secret or s.slack_app_token),
-                  mount=_slack_mount, admins=lambda s: s.admins("slack"), inbound_problem=lambda s: s.slack_problem()))
-register(Platform(name="feishu", credentials="FEISHU_APP_ID and FEISHU_APP_SECRET", can_send=lambda s: s.feishu_enabled,
-                  delivery=_feishu_delivery, wants_inbound=lambda s: bool(s.feishu_app_id or s.feishu_app_secret),
-                  mount=_feishu_mount, admins=lambda s: s.admins("feishu"),
-                  inbound_problem=lambda s: s.feishu_problem() or s.feishu_deaf()))

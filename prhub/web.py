@@ -3,14 +3,14 @@
 ``create_app(config, store)`` mounts (``config``: :func:`prhub.config.load`; every configured
 repository is answered about, a channel about the repository its destination is bound to)::
 
-    POST /slack/events, /slack/commands, /slack/actions   bolt (when SLACK_BOT_TOKEN and SLACK_SIGNING_SECRET are set)
-    POST /feishu/events, /feishu/card                      lark-oapi dispatcher (when FEISHU_APP_ID, FEISHU_APP_SECRET
-                                                           and FEISHU_ENCRYPT_KEY are set: Feishu signs only with the key)
+    POST /<platform>/...   each registered platform's endpoints (``Platform.mount``: /slack/events,
+                           /slack/commands, /slack/actions with a signing secret; /feishu/events,
+                           /feishu/card with the encrypt key)
     GET  /healthz                                          "ok"
     anything else                                          ``fallback`` (e.g. the report pages), else 404
 
-Socket Mode and the Feishu long connection use the same listeners (``ChatApp.slack_bolt_app``,
-``ChatApp.feishu_chat``); :mod:`prhub.connections` opens them.
+Outbound connections (Socket Mode, the Feishu long connection) use the same listeners
+(``ChatApp.handle(name)``); :mod:`prhub.connections` opens them.
 
 Every request goes through :class:`prhub.guard.RequestGuard` (body limit before reading, one
 line per refused request, no traceback pages); ``ChatApp.platforms`` says, per platform, whether
@@ -189,12 +189,12 @@ def _observe_query(seconds: float) -> None:
 
 def create_deliveries(settings: Settings) -> dict[str, ChatDelivery]:
     """One :class:`ChatDelivery` per registered platform whose credentials are set, by name."""
-    return {p.name: p.delivery(settings) for p in platforms.PLATFORMS.values() if p.can_send(settings)}
+    return {p.name: p.delivery(settings) for p in platforms.registry().values() if p.can_send(settings)}
 
 
 def chat_admins(settings: Settings) -> dict[str, frozenset[str]]:
     """Per platform name, the user ids allowed to subscribe a channel."""
-    return {p.name: p.admins(settings) for p in platforms.PLATFORMS.values()}
+    return {p.name: p.admins(settings) for p in platforms.registry().values()}
 
 
 def create_chat_service(settings: Settings | Config, store: SqlStore | None, *, clock: Any = None,
@@ -349,7 +349,7 @@ class ChatApp:
         self.responder: Responder | None = None
         self.chat: ChatService | None = None
         self.platforms: dict[str, str] = {}
-        """``{"slack": "ok", "feishu": "off: FEISHU_ENCRYPT_KEY is not set ..."}`` (for ``/healthz``)."""
+        """Per platform name, ``ok``, ``starting``, ``retrying: why`` or ``off: why`` (for ``/healthz``)."""
         self.probe = PlatformProbe(self.platforms)
         self.reply_executors: dict[str, BoundedExecutor] = {}
         """The bounded reply queue of each platform."""
@@ -373,26 +373,6 @@ class ChatApp:
         mount = self.mounts.get(platform)
         return mount.app if mount is not None else None
 
-    @property
-    def slack(self) -> WSGIApp | None:
-        """The Slack HTTP endpoints (None without a signing secret: Socket Mode only)."""
-        return self.endpoints("slack")
-
-    @property
-    def feishu(self) -> WSGIApp | None:
-        """The Feishu HTTP callbacks (None without a verification token: long connection only)."""
-        return self.endpoints("feishu")
-
-    @property
-    def slack_bolt_app(self) -> Any:
-        """The Slack platform's bolt App (None when not mounted)."""
-        return self.handle("slack")
-
-    @property
-    def feishu_chat(self) -> Any:
-        """The Feishu platform's event handlers (None when not mounted)."""
-        return self.handle("feishu")
-
     def __call__(self, environ: dict[str, Any], start_response: Callable[..., Any]) -> Iterable[bytes]:
         return self.guard(environ, start_response)
 
@@ -412,8 +392,7 @@ class ChatApp:
 
 def create_app(settings: Settings | Config, store: SqlStore | None, *, clock: Any = None,
                digest_provider: DigestProvider | None = None, fallback: WSGIApp | None = None,
-               feishu_executor: Any = None, slack_executor: Any = None,
-               executors: dict[str, Any] | None = None,
+               executors: Mapping[str, Any] | None = None,
                max_request_bytes: int = DEFAULT_MAX_REQUEST_BYTES,
                platform_retry: tuple[float, float] = (5.0, 300.0), reply_queue: int = 64,
                reply_workers: int = 16, server_threads: int = 8,
@@ -431,9 +410,8 @@ def create_app(settings: Settings | Config, store: SqlStore | None, *, clock: An
         clock: a ``Clock`` (``.now()``) or a ``now()`` callable; default the system clock (UTC).
         digest_provider: digests per week (default: read from the store).
         fallback: WSGI app for other paths (the report pages).
-        feishu_executor: where Feishu answers run (default: a pool of ``reply_workers`` threads).
-        slack_executor: where bolt runs listeners after the ack (default: a pool of ``reply_workers``).
-        executors: the same per platform name, for any platform.
+        executors: per platform name, where its replies run (default: a pool of ``reply_workers``
+            threads named ``prhub-<platform>``); each is bounded by ``reply_queue``.
         max_request_bytes: request body limit (``server.max_request_bytes``); larger bodies get 413.
         platform_retry: first and largest wait (seconds) between connection checks of a platform
             that cannot connect at start (``server.platform_retry_seconds``).
@@ -457,24 +435,22 @@ def create_app(settings: Settings | Config, store: SqlStore | None, *, clock: An
     settings = config.env
     app = ChatApp(fallback=fallback, max_request_bytes=max_request_bytes)
     app.probe.first, app.probe.cap = platform_retry
-    wanted = [p for p in platforms.PLATFORMS.values() if p.mount is not None and p.wants_inbound(settings)]
+    wanted = [p for p in platforms.registry().values() if p.mount is not None and p.wants_inbound(settings)]
     if not wanted:
         return app
     first, cap, poll = reply_retry
     outbox = StoreOutbox(store, first=first, cap=cap, poll=poll) if store is not None else None
     chat = create_chat_service(config, store, clock=clock, digest_provider=digest_provider, handlers=handlers,
                                outbox=outbox)
-    slack_executor = BoundedExecutor(slack_executor or ThreadPoolExecutor(reply_workers, thread_name_prefix="prhub-slack"),
-                                     reply_queue)
-    feishu_executor = BoundedExecutor(feishu_executor or ThreadPoolExecutor(reply_workers, thread_name_prefix="prhub-feishu"),
-                                      reply_queue)
-    app.reply_executors = {"slack": slack_executor, "feishu": feishu_executor}
+    given = executors or {}
+    app.reply_executors = {p.name: BoundedExecutor(given.get(p.name) or ThreadPoolExecutor(
+        reply_workers, thread_name_prefix=f"prhub-{p.name}"), reply_queue) for p in wanted}
     app.chat = chat
     app.responder = chat.default
-    pools = {"slack": slack_executor, "feishu": feishu_executor, **(executors or {})}
     for p in wanted:
         assert p.mount is not None
-        mount = p.mount(settings, chat, {"executor": pools.get(p.name), "pool_size": reply_workers + server_threads})
+        mount = p.mount(settings, chat, {"executor": app.reply_executors[p.name],
+                                         "pool_size": reply_workers + server_threads})
         app.mounts[p.name] = mount
         if mount.check is not None:
             app.platforms[p.name] = "starting"

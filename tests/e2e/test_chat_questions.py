@@ -112,7 +112,7 @@ def bot(stored_weeks, tmp_path_factory):
     both paths answer from the same digests; the fakes speak the Web/Open API and both protocols."""
     from adapters.feishu.long_connection import Backoff
     from prhub.config import load_settings
-    from prhub.connections import Timings, open_connections
+    from prhub.connections import open_connections
     from tests.fakes.feishu_ws import FakeFeishuWs
     from tests.fakes.slack_socket import FakeSlackSocket
 
@@ -125,7 +125,7 @@ def bot(stored_weeks, tmp_path_factory):
         fast = Backoff(interval_seconds=0.05, jitter_seconds=0.0, ping_seconds=0.2)
         # no reconnect is tested here: a 0.1 s ping let a loaded machine (pytest -n 2) miss a pong, and the
         # client then dropped the session the acks were sent on
-        conns = open_connections(modes, b.app, timings=Timings(slack_ping_seconds=2.0, feishu=fast))
+        conns = open_connections(modes, b.app, timings={"slack": 2.0, "feishu": fast})
         try:
             yield b, slack, feishu, conns
         finally:

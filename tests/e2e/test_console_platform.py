@@ -76,7 +76,9 @@ class ConsoleDelivery:
 @pytest.fixture
 def console(monkeypatch):
     out = io.StringIO()
-    monkeypatch.setattr(platforms, "PLATFORMS", dict(platforms.PLATFORMS))  # the test's registry copy
+    import adapters.platform
+
+    monkeypatch.setattr(adapters.platform, "PLATFORMS", dict(platforms.registry()))  # the test's registry copy
     platforms.register(platforms.Platform(name="console", credentials="a terminal", can_send=lambda s: True,
                                           delivery=lambda s: ConsoleDelivery(out)))  # the one registry line
     return out

@@ -127,7 +127,7 @@ def test_feishu_unreachable_at_start_then_back_answers_the_message_once(chat_bot
 def test_a_feishu_reply_that_fails_mid_card_sends_only_the_parts_left(chat_bot, feishu):
     """The outbox keeps what is left: parts posted before a failure are not sent again."""
     bot = chat_bot(feishu=feishu, reply_retry=FAST)
-    handlers = bot.app.feishu_chat
+    handlers = bot.app.handle("feishu")
     payload = {"message_id": "om_TEST1", "in_thread": True,
                "parts": [{"card": {"schema": "2.0", "body": {"elements": []}}, "uuid": f"prhub-part-{i}"} for i in (1, 2)]}
     feishu.throttle("230020")  # the first send is refused (Feishu's rate limit code)

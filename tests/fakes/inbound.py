@@ -150,8 +150,9 @@ def build_bot(db_url: str, *, clock: MovableClock, digest_provider: Any, slack: 
     store = SqlStore.open(db_url, clock=SYSTEM_CLOCK)
     slack_pool = ThreadPoolExecutor(max_workers=8)
     feishu_pool = ThreadPoolExecutor(max_workers=4)
-    app = create_app(cfg, store, clock=clock, digest_provider=digest_provider, slack_executor=slack_pool,
-                     feishu_executor=feishu_pool, reply_queue=reply_queue, reply_retry=reply_retry)
+    app = create_app(cfg, store, clock=clock, digest_provider=digest_provider,
+                     executors={"slack": slack_pool, "feishu": feishu_pool}, reply_queue=reply_queue,
+                     reply_retry=reply_retry)
     if responder_wrap is not None:
         responder_wrap(app)
     return Bot(app=app, store=store, server=Server(app), slack_pool=slack_pool, feishu_pool=feishu_pool)

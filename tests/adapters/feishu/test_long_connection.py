@@ -12,7 +12,7 @@ import pytest
 
 from adapters.feishu.long_connection import Backoff, FeishuLongConnection
 from chatbot.queries import DigestCache
-from prhub.connections import Timings, open_connections
+from prhub.connections import open_connections
 from tests.conftest import week_prs
 from tests.fakes.feishu_server import message_event
 from tests.fakes.feishu_ws import FakeFeishuWs
@@ -44,8 +44,8 @@ def bot(tmp_path, feishu, provider):
     store = SqlStore.open(f"sqlite:///{tmp_path / 'bot.db'}", clock=SYSTEM_CLOCK)
     pool = ThreadPoolExecutor(max_workers=4)
     clock = MovableClock(max(p.merged_at for p in week_prs("2026-W20")))
-    app = create_app(settings, store, clock=clock, digest_provider=provider, feishu_executor=pool)
-    conns = open_connections(settings, app, timings=Timings(feishu=FAST))
+    app = create_app(settings, store, clock=clock, digest_provider=provider, executors={"feishu": pool})
+    conns = open_connections(settings, app, timings={"feishu": FAST})
     feishu.wait_connections(1)
     assert feishu.wait_for(lambda: conns.describe()[0]["connected"])  # the client has taken the socket
     yield type("Bot", (), {"app": app, "store": store, "pool": pool, "connections": conns})
@@ -60,7 +60,7 @@ def texts(feishu):
 
 
 def test_group_mention_is_acked_in_the_frame_and_answered_once(bot, feishu):
-    assert bot.app.feishu is None  # no verification token: no HTTP callbacks, the long connection only
+    assert bot.app.endpoints("feishu") is None  # no verification token: no HTTP callbacks, the long connection only
     assert bot.connections.describe() == [{"platform": "feishu", "mode": "long", "connected": True}]
     ev = message_event(token="", event_id="ev_L1", message_id="om_L1", text="@_user_1 风险 2026-W20")
     mid = feishu.deliver(ev)

@@ -12,7 +12,7 @@ from concurrent.futures import ThreadPoolExecutor
 import pytest
 
 from chatbot.queries import DigestCache
-from prhub.connections import Timings, open_connections
+from prhub.connections import open_connections
 from prhub.config import SettingsError
 from tests.conftest import week_prs
 from tests.fakes.inbound import MovableClock
@@ -56,8 +56,8 @@ class Replica:
         self.store = SqlStore.open(db_url, clock=SYSTEM_CLOCK)
         self.pool = ThreadPoolExecutor(max_workers=4)
         clock = MovableClock(max(p.merged_at for p in week_prs("2026-W20")))
-        self.app = create_app(self.settings, self.store, clock=clock, digest_provider=provider, slack_executor=self.pool)
-        self.connections = open_connections(self.settings, self.app, timings=Timings(slack_ping_seconds=0.1))
+        self.app = create_app(self.settings, self.store, clock=clock, digest_provider=provider, executors={"slack": self.pool})
+        self.connections = open_connections(self.settings, self.app, timings={"slack": 0.1})
 
     def close(self):
         self.connections.stop()
@@ -83,7 +83,7 @@ def replicas(tmp_path, slack, provider):
 
 def test_mention_is_acked_by_envelope_id_and_answered_once_in_the_thread(replicas, slack):
     (bot,) = replicas(1)
-    assert bot.app.slack is None  # no signing secret: no HTTP endpoint, Socket Mode only
+    assert bot.app.endpoints("slack") is None  # no signing secret: no HTTP endpoint, Socket Mode only
     assert bot.connections.describe() == [{"platform": "slack", "mode": "socket", "connected": True}]
     eid = slack.deliver(mention())
     twin = slack.deliver(mention(kind="message", event_id="Ev101"))  # the message twin of the mention
