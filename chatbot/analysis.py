@@ -110,7 +110,8 @@ class PathClassifier:
 
 def labels_for(pr: PullRequest, rules: CompiledRules, classify: PathClassifier) -> tuple[str, ...]:
     """Labels of a PR: GitHub labels (plus the label their name is an alias of), title-prefix
-    aliases, and the label path/title rules.
+    aliases, and the label path/title rules (a title rule of a label with ``requires`` counts only
+    when the PR changes one of those paths).
 
     Order: rules-file order (labels first, then prefix aliases), then GitHub-only labels by name.
     """
@@ -121,7 +122,10 @@ def labels_for(pr: PullRequest, rules: CompiledRules, classify: PathClassifier) 
         found.update(rules.prefix_to_label.get(prefix, ()))
     if rules.title_patterns is not None:
         names = rules.title_label_names
-        found.update(names[i] for i in rules.title_patterns.matching(pr.title[:TITLE_MATCH_CHARS]))
+        for name in {names[i] for i in rules.title_patterns.matching(pr.title[:TITLE_MATCH_CHARS])}:
+            need = rules.title_requires.get(name)
+            if need is None or any(need.matches(f.path) for f in pr.files):
+                found.add(name)
     for f in pr.files:
         found.update(classify(f.path).labels)
     order = rules.label_order

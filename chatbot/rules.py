@@ -122,6 +122,9 @@ class LabelRule(_RulesModel):
     paths: Globs = ()
     exclude: Globs = ()
     titles: Regexes = Field(default=(), description="regular expressions searched in the title")
+    requires: Globs = Field(default=(), description=(
+        "paths of which the PR must change one for a title match to count (new-model: the model "
+        "registry, so that a title saying 'Add' about a model's kernel is not a new model)"))
 
 
 
@@ -481,6 +484,8 @@ class CompiledRules:
         title_rules = [(r.name, t) for r in rules.labels for t in r.titles]
         self.title_label_names = tuple(name for name, _ in title_rules)
         self.title_patterns = RegexSet(tuple(t for _, t in title_rules)) if title_rules else None
+        self.title_requires = {r.name: PathMatcher(r.requires) for r in rules.labels if r.requires}
+        """label -> the paths one of which a PR must change for that label's title rules to count."""
         self.label_order: dict[str, int] = {}
         for name in [r.name for r in rules.labels] + list(rules.prefix_aliases):
             self.label_order.setdefault(name, len(self.label_order))
