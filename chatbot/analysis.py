@@ -14,7 +14,8 @@ from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 from zoneinfo import ZoneInfo
 
-from chatbot.models import PullRequest
+from chatbot.gist import measured_results
+from chatbot.models import FileChange, PullRequest
 from chatbot.phrases import say
 from chatbot.reverts import RevertGraph, build_revert_graph, cited_numbers, parse_revert
 from chatbot.risks import RISKS, RiskContext, RiskFinding, RiskRegistry
@@ -22,7 +23,7 @@ from chatbot.rules import OTHER_MODULE, TITLE_MATCH_CHARS, CompiledRules, Import
 from chatbot.weeks import IsoWeek
 
 __all__ = ["QUIET_FOR_NON_CODE", "RISK_ORDER", "PRAnalysis", "PathClassifier", "PathFacts", "analyze_prs", "build_revert_graph",
-           "importance", "labels_for", "modules_for", "parse_revert", "title_prefixes"]
+           "importance", "labels_for", "modules_for", "news_facts", "NEWS_FACTS", "parse_revert", "title_prefixes"]
 
 QUIET_FOR_NON_CODE: frozenset[str] = frozenset({"revert", "security-sensitive", "core-path-change"})
 """Risk tags a docs-only or CI-only PR never gets (issue 11: no revert, security or core-path advice
@@ -176,6 +177,8 @@ class PRAnalysis:
     core_files: int
     importance: float
     fixed_by: tuple[int, ...] = ()
+    news: tuple[str, ...] = ()
+    """The newsworthiness facts scored (:data:`NEWS_FACTS` order), e.g. ``("capability", "result")``."""
     """Bugfixes (this week or later, when the input holds them) whose follow-up-fix target is this PR."""
 
     @property
@@ -199,6 +202,7 @@ def importance(
     non_code: bool,
     weights: ImportanceWeights,
     risks: RiskRegistry = RISKS,
+    news: Iterable[str] = (),
 ) -> float:
     """The importance score, 0.0-10.0 with one decimal.
 
@@ -208,9 +212,12 @@ def importance(
     ``risk = min(w.risk_max, w.risk_tag * tags)`` counting the tags whose rule says
     ``counts_for_importance`` (not core-path-change, counted above, nor tests-removed, which can
     vanish as lines grow; see :mod:`chatbot.risks`); ``modules = min(w.module_max,
-    w.module * (modules-1))``; ``labels = min(w.label_max, sum(w.label_bonus[label]))``. The sum is
+    w.module * (modules-1))``; ``labels = min(w.label_max, sum(w.label_bonus[label]))``;
+    ``news = sum(w.<fact>)`` over the newsworthiness facts ``news`` (:func:`news_facts`: a new
+    capability, a stated result, a changed default, security, a series, a follow-up fix). The sum is
     capped at 10, and at ``w.non_code_cap`` for docs-only and CI-only PRs. Code lines/files exclude
-    docs, CI and data paths (``data_paths``: tuned configs). Every term is non-decreasing in lines and core-path files.
+    docs, CI and data paths (``data_paths``: tuned configs). Every term is non-decreasing in lines and core-path files
+    (the news facts aside: a new file stops being new at its first deleted line).
     """
     w = weights
     size = w.size * min(1.0, math.log10(1 + code_lines) / math.log10(1 + w.size_lines))
@@ -220,10 +227,47 @@ def importance(
     risk = min(w.risk_max, w.risk_tag * len(counted))
     mods = min(w.module_max, w.module * max(0, n_modules - 1))
     bonus = min(w.label_max, sum(w.label_bonus.get(lb, 0.0) for lb in labels))
-    score = min(10.0, size + nfiles + core + risk + mods + bonus)
+    points = {"capability": w.capability, "result": w.result, "changed_default": w.changed_default,
+              "security": w.security, "series": w.series, "follow_up": w.follow_up}
+    newsworthy = sum(points[fact] for fact in news)
+    score = min(10.0, size + nfiles + core + risk + mods + bonus + newsworthy)
     if non_code:
         score = min(score, w.non_code_cap)
     return round(score + 1e-9, 1)
+
+
+NEWS_FACTS: tuple[str, ...] = ("capability", "result", "changed_default", "security", "series", "follow_up")
+"""The newsworthiness facts, each weighted by the :class:`~chatbot.rules.ImportanceWeights` field of its name."""
+
+_SERIES_MARK = re.compile(r"\[\s*\d+\s*/\s*(?:n|\d+)\s*\]|\(\s*\d+\s*/\s*(?:n|\d+)\s*\)|\bpart\s+\d+\b|\b\d+\s*/\s*n\b",
+                          re.IGNORECASE)
+
+
+def news_facts(pr: PullRequest, source_files: Sequence[FileChange], risk_tags: Sequence[str],
+               rules: CompiledRules) -> tuple[str, ...]:
+    """Which newsworthiness facts hold for ``pr`` (in :data:`NEWS_FACTS` order).
+
+    ``capability``: the title matches ``importance.capability_titles`` (Add/Support/Introduce/Enable
+    ..., after its ``[tags]``) or one of ``source_files`` (behavioural source) is new: at least
+    ``importance.new_file_lines`` added lines and none deleted (the export has no file status, so
+    this is the one term that can fall as lines grow: a first deleted line makes the file an edit);
+    ``result``: the title or description states a measured result (:func:`chatbot.gist.measured_results`);
+    ``changed_default``: the title matches ``importance.changed_default_titles`` ("by default",
+    "deprecate", "remove support"); ``security``: the ``security-sensitive`` tag; ``series``: the
+    title marks a part of a series; ``follow_up``: the ``follow-up-fix`` tag.
+    """
+    w = rules.rules.importance
+    title = pr.title[:TITLE_MATCH_CHARS]
+    facts = {
+        "capability": rules.capability_titles is not None and rules.capability_titles.search(title) is not None
+        or any(f.deletions == 0 and f.additions >= w.new_file_lines for f in source_files),
+        "result": bool(measured_results(title + "\n" + pr.body, limit=1)),
+        "changed_default": rules.changed_default_titles is not None and rules.changed_default_titles.search(title) is not None,
+        "security": "security-sensitive" in risk_tags,
+        "series": _SERIES_MARK.search(title) is not None,
+        "follow_up": "follow-up-fix" in risk_tags,
+    }
+    return tuple(f for f in NEWS_FACTS if facts[f])
 
 
 def analyze_prs(
@@ -268,13 +312,15 @@ def analyze_prs(
         tags = tuple(f.tag for f in findings)
         core_files = sum(1 for x in facts if x.core and not x.data)
         code_lines = sum(f.lines for f, _ in code)
+        news = () if docs_only or ci_only else news_facts(
+            pr, [f for f, x in code if x.source and not x.test], tags, rules)
         score = importance(
             code_lines=code_lines, code_files=len(code), core_files=core_files, labels=labels,
             risk_tags=tags, n_modules=len([m for m in modules if m != OTHER_MODULE]) or 1,
-            non_code=docs_only or ci_only, weights=rules.rules.importance, risks=risks,
+            non_code=docs_only or ci_only, weights=rules.rules.importance, risks=risks, news=news,
         )
         out.append(PRAnalysis(pr, labels, modules, primary, churn, findings, docs_only, ci_only,
-                              code_lines, len(code), core_files, score))
+                              code_lines, len(code), core_files, score, news=news))
     return [replace(a, fixed_by=tuple(sorted(fixed_by.get(a.pr.number, ())))) if a.pr.number in fixed_by else a
             for a in out], graph
 

@@ -408,7 +408,7 @@ def digest_from(wa: WeekAnalysis, lang: str, *, skipped_records: int = 0,
     ai = sum(1 for p in week_prs if compiled.ai_coauthor and any(compiled.ai_coauthor.search(c) for c in p.co_authors))
     bot = sum(1 for p in week_prs if compiled.bot_coauthor and any(compiled.bot_coauthor.search(c) for c in p.co_authors))
 
-    themes = storylines(_pool(eligible), key, _gists(analyzed), rules, lang)
+    themes = storylines(_pool(eligible), _gists(analyzed), rules, lang, {a.pr.number: a.pr.files for a in analyses})
     mentions = _mentions(themes, key)
     risk_items = observations(analyzed, rules, lang, risks, refs=_refs_of(analyses), mentions=mentions)
     recs = _recommendations(risk_items, by_num, themes, rules, lang, mentions)
@@ -481,7 +481,7 @@ def left_out(wa: WeekAnalysis, text: DigestText) -> dict[int, tuple[int | None, 
     rank = {p.number: i for i, p in enumerate(eligible, start=1)}
     key = {p.number for p in text.key_prs}
     told = {n for t in text.themes for n in t.prs}
-    sp = plan(_pool(eligible), text.key_prs, _gists(text.prs), wa.rules, text.lang)
+    sp = plan(_pool(eligible), _gists(text.prs), wa.rules, text.lang, {a.pr.number: a.pr.files for a in wa.analyses})
     chosen = {t.module: t for t in sp.themes}
     out: dict[int, tuple[int | None, str]] = {}
     for p in text.prs:

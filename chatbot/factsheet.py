@@ -79,6 +79,7 @@ def fact_sheet(d: DigestText) -> dict[str, Any]:
         "storylines": [{"id": t.module, "fact": f"storylines.{t.module}", "name": t.name, "prs": list(t.prs),
                         "rule_sentence": t.summary} for t in d.themes],
         "key_prs": [_key_pr(d, p) for p in d.key_prs],
+        "storyline_prs": [_story_pr(by_num[n]) for n in _story_only(d) if n in by_num],
         "risks": [{"id": f"risks.{r.kind}", "kind": r.kind, "prs": list(r.prs[:8]),
                    "pr_count": d.risk_tag_counts.get(r.kind, len(r.prs)), "detail": r.detail} for r in d.risks],
         "findings": [{"pr": f.pr, "bot": f.bot, "severity": f.severity, "path": f.path, "line": f.line, "quote": f.quote}
@@ -95,6 +96,18 @@ def _key_pr(d: DigestText, p: AnalyzedPR) -> dict[str, Any]:
             "files": p.changed_files, "gist": p.gist, "gist_from": p.gist_source, "results": list(p.results),
             "modules": [d.module_names.get(m, m) for m in p.modules[:3]], "importance": p.importance,
             "risks": list(p.risk_tags)}
+
+
+def _story_only(d: DigestText) -> list[int]:
+    """PRs a storyline cites that are not key PRs (storylines come from the whole week), in storyline order."""
+    key = {p.number for p in d.key_prs}
+    return list(dict.fromkeys(n for t in d.themes for n in t.prs if n not in key))
+
+
+def _story_pr(p: AnalyzedPR) -> dict[str, Any]:
+    """A storyline PR that is no key PR: what a storyline sentence may say of it (title, people, gist, results)."""
+    return {"id": f"prs.{p.number}", "number": p.number, "title": p.title, "author": p.author,
+            "author_name": p.author_name, "co_authors": list(p.co_authors), "gist": p.gist, "results": list(p.results)}
 
 
 def pr_entry(d: DigestText, p: AnalyzedPR) -> dict[str, Any]:
@@ -115,8 +128,9 @@ def sheet_text(sheet: dict[str, Any]) -> str:
 def fit_fact_sheet(sheet: dict[str, Any], max_input_tokens: int) -> dict[str, Any]:
     """A copy of ``sheet`` whose text fits ``max_input_tokens - PROMPT_OVERHEAD`` estimated tokens.
 
-    Drops, one at a time, the last key PR (keeping 5), then the last risk item, finding and module
-    (keeping 3 each); returns the smallest form reached even when it still does not fit.
+    Drops, one at a time, the storyline PRs that are no key PRs, the last key PR (keeping 5), then the
+    last finding, risk item and module (keeping 3 each), key PRs down to 1, recommendations down to 1
+    and storylines down to 3; returns the smallest form reached even when it still does not fit.
     """
     return _trim(sheet, max_input_tokens - PROMPT_OVERHEAD, 1.0)
 
@@ -124,7 +138,8 @@ def fit_fact_sheet(sheet: dict[str, Any], max_input_tokens: int) -> dict[str, An
 def _trim(sheet: dict[str, Any], budget: int, ratio: float) -> dict[str, Any]:
     """The trimming of :func:`fit_fact_sheet` until ``ratio * estimate_tokens(text) <= budget``."""
     out = {k: (list(v) if isinstance(v, list) else v) for k, v in sheet.items()}
-    order = (("key_prs", 5), ("findings", 3), ("risks", 3), ("modules", 3), ("key_prs", 1), ("recommendations", 1))
+    order = (("storyline_prs", 0), ("key_prs", 5), ("findings", 3), ("risks", 3), ("modules", 3), ("key_prs", 1),
+             ("recommendations", 1), ("storylines", 3))
     for key, keep in order:
         while ratio * estimate_tokens(sheet_text(out)) > budget and len(out.get(key, [])) > keep:
             out[key].pop()

@@ -37,11 +37,22 @@ def new_gist(p: AnalyzedPR) -> str:
     return "" if p.gist_source == "title" or repeats_title(p.gist, p.title) else p.gist
 
 
-def shown_gist(p: AnalyzedPR, lang: str) -> str:
+def clip_words(text: str, limit: int) -> str:
+    """``text`` cut to at most ``limit`` characters at a word boundary, ``…`` marking the cut
+    (unchanged when it fits or ``limit`` is 0)."""
+    if not limit or len(text) <= limit:
+        return text
+    cut = text[: limit - 1]
+    space = cut.rfind(" ")
+    return (cut[:space] if space > limit // 2 else cut).rstrip(" ,;:.") + "…"
+
+
+def shown_gist(p: AnalyzedPR, lang: str, limit: int = 0) -> str:
     """The gist to show after ``p``'s title in ``lang`` (plain, untrusted text: renderers escape
-    it), or ``""`` when it would only repeat the title."""
+    it), or ``""`` when it would only repeat the title; cut at ``limit`` characters (0: whole)."""
     if not new_gist(p):
         return ""
+    text = clip_words(p.gist, limit)
     if lang != "en" and p.gist_source != "model" and not _CJK.search(p.gist):
-        return tr(lang, "gist.quoted", text=p.gist)
-    return p.gist
+        return tr(lang, "gist.quoted", text=text)
+    return text

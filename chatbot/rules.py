@@ -210,6 +210,14 @@ class TopicRule(_Named):
 
     name: DisplayNames = Field(description="display names by language, {en: ..., zh: ...}; English required")
     aliases: tuple[str, ...] = Field(default=(), description="other spellings found in titles (DSv4, DeepSeek V4)")
+    paths: Globs = Field(default=(), description=(
+        "paths that put a PR in this topic when they hold at least half of its changed lines (rust/**)"))
+    titles: Regexes = Field(default=(), description=(
+        "regular expressions (case-insensitive, no inline flags) searched in the title that put a PR in this topic"))
+    requires: Globs = Field(default=(), description=(
+        "paths of which the PR must change one to join this topic (dependency updates: a manifest or build input)"))
+    always: bool = Field(default=False, description=(
+        "kept beside the ranked storylines whenever it has two PRs (dependency updates), like hardening"))
 
     @field_validator("name")
     @classmethod
@@ -281,7 +289,9 @@ class Thresholds(_RulesModel):
     recommendations: int = Field(default=6, ge=1, le=12, description="recommendations at most in a digest")
     hot_paths: int = Field(default=10, ge=1, description="entries in hot_files and hot_dirs")
     contributors: int = Field(default=10, ge=1, description="contributors shown in rendered text")
-    themes_max: int = Field(default=4, ge=2, le=8, description="themes at most (at least 2 when the data allows)")
+    themes_max: int = Field(default=6, ge=2, le=8, description=(
+        "storylines at most (at least 2 when the data allows), the hardening storyline aside"))
+    storyline_prs: int = Field(default=5, ge=3, le=5, description="PRs a storyline cites (its most important ones)")
     risk_prs_shown: int = Field(default=6, ge=1, description="PRs named per risk item in rendered text")
 
 
@@ -303,6 +313,22 @@ class ImportanceWeights(_RulesModel):
     )
     label_max: float = Field(default=2.0, ge=0)
     non_code_cap: float = Field(default=1.5, ge=0, description="cap for docs-only and CI-only PRs")
+    # Newsworthiness (issue 17): what a reader of a weekly report cares about, beside size.
+    capability: float = Field(default=1.5, ge=0, description=(
+        "a new capability: a title matching capability_titles, or a new source file (one of at least "
+        "new_file_lines added lines and none deleted)"))
+    capability_titles: Regexes = Field(default=(
+        r"(?i)^\s*(?:\[[^\]]*\]\s*:?\s*){0,6}(?:add|support|introduc|enabl|implement|new)\w*\b",),
+        description="regular expressions over the title that announce a new capability")
+    new_file_lines: int = Field(default=80, ge=1, description="added lines (none deleted) that make a file new")
+    result: float = Field(default=1.0, ge=0, description="the description states a measured result (gist.measured_results)")
+    changed_default: float = Field(default=1.0, ge=0, description="the title changes a default or removes support")
+    changed_default_titles: Regexes = Field(default=(
+        r"(?i)\bby default\b|\bdefault (?:to|on|off)\b|\bdeprecat\w*|\b(?:remove|drop)\w* support\b",),
+        description="regular expressions over the title that say a default or a support changed")
+    security: float = Field(default=1.0, ge=0, description="the PR is security-sensitive (its risk tag)")
+    series: float = Field(default=0.5, ge=0, description="the title marks a part of a series ([2/n], Part 2)")
+    follow_up: float = Field(default=0.5, ge=0, description="a follow-up fix of a PR merged the same week or the one before")
 
 
 class Rules(_RulesModel):
@@ -484,6 +510,9 @@ class CompiledRules:
         title_rules = [(r.name, t) for r in rules.labels for t in r.titles]
         self.title_label_names = tuple(name for name, _ in title_rules)
         self.title_patterns = RegexSet(tuple(t for _, t in title_rules)) if title_rules else None
+        imp = rules.importance
+        self.capability_titles = _any_regex(imp.capability_titles, 0)
+        self.changed_default_titles = _any_regex(imp.changed_default_titles, 0)
         self.title_requires = {r.name: PathMatcher(r.requires) for r in rules.labels if r.requires}
         """label -> the paths one of which a PR must change for that label's title rules to count."""
         self.label_order: dict[str, int] = {}

@@ -98,8 +98,9 @@ class _Helpers:
         """True when ``text`` names ``#number``."""
         return any(int(m.group(1)) == number for m in _PR_REF.finditer(text))
 
-    def gist(self, p: AnalyzedPR) -> str:
-        return shown_gist(p, self.lang)
+    def gist(self, p: AnalyzedPR, limit: int = 0) -> str:
+        """``p``'s gist as shown beside its title (:func:`chatbot.gist_line.shown_gist`), cut at ``limit``."""
+        return shown_gist(p, self.lang, limit)
 
     @property
     def key_rest(self) -> list[AnalyzedPR]:

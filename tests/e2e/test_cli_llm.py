@@ -25,7 +25,7 @@ def test_digest_llm_words_each_key_pr_once_and_reports_tokens_and_seconds(tmp_pa
         line = first.stderr.strip().splitlines()[-1]
         assert line.startswith("prhub: LLM writer qwen3: model (") and "24 PR summaries by the model, 0 rule-written, 0 from the cache" in line
         assert "25 calls, 5,000 prompt + 1,000 completion tokens" in line and line.endswith(" s)")
-        assert "† 30 sentences by qwen3, numbers and PR references checked against the facts; 0 replaced by rule text." in first.stdout
+        assert "† 33 sentences by qwen3, numbers and PR references checked against the facts; 0 replaced by rule text." in first.stdout
         assert "\x1b[" not in first.stderr  # no progress bar when stderr is not a terminal
         second = prhub("digest", "--sample", "--llm", "--db", db, env=env)
         assert second.stdout == first.stdout and len(fake.requests) == 25

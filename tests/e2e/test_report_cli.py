@@ -38,7 +38,7 @@ def test_html_report_from_store_has_history(db, tmp_path):
     r = prhub("digest", "--repo", "vllm-project/vllm", "--week", "2026-W20", "--db", db, "--format", "html", "--out", str(out))
     assert r.returncode == 0, r.stderr
     html = out.read_text()
-    assert "bugfix 54, <span" in html and "vs 2026-W19" in html
+    assert "bugfix 77, <span" in html and "vs 2026-W19" in html
     assert "History in the store reaches back to 2026-W15 (5 weeks before this one)." in html
 
 

@@ -49,10 +49,13 @@ def test_labels_from_prefixes_paths_and_titles():
         pr(1, "[Bugfix] [ROCm] Fix AMD thing", [("vllm/v1/core/sched/scheduler.py", 3, 1)]),
         pr(2, "[DSV4] [2/n] something", [("README.md", 1, 0)]),
         pr(3, "Fix typo in scheduler", [("vllm/foo.py", 1, 1)], labels=("github-label",)),
+        pr(4, "Fixture cleanup for the forward fix suite", [("vllm/foo.py", 1, 1)]),
+        pr(5, "Forward fix nightly errors from #44589", [("vllm/foo.py", 1, 1)]),
     )
     assert a[1].labels == ("v1", "rocm", "bugfix")
     assert a[2].labels == ("documentation", "deepseek")
-    assert a[3].labels == ("github-label",)
+    assert a[3].labels == ("bugfix", "github-label")  # a title whose first word is Fix (vllm.yaml)
+    assert "bugfix" not in a[4].labels and "bugfix" in a[5].labels
 
 
 def test_modules_from_paths_only_with_other_and_primary():
@@ -203,7 +206,17 @@ def test_importance_never_decreases_when_lines_grow(files, which, extra, side):
     grown = list(files)
     p, a, d = grown[i]
     grown[i] = (p, a + extra * (1 - side), d + extra * side)
-    assert _score(grown) >= _score(files)
+    w = shipped_rules("vllm").importance
+    stops_new = side == 1 and d == 0 and a >= w.new_file_lines  # a first deleted line: an edit, not a new file
+    assert _score(grown) >= _score(files) - (w.capability if stops_new else 0.0)
+
+
+def test_a_new_source_file_is_a_new_capability():
+    w = shipped_rules("vllm").importance
+    new = _score([("vllm/v1/core/sched/scheduler.py", 80, 0)])
+    edit = _score([("vllm/v1/core/sched/scheduler.py", 80, 1)])
+    assert round(new - edit, 1) == w.capability  # 4.3 and 2.8: +80/-0 reads as a new file
+    assert _score([("tests/v1/test_x.py", 500, 0)]) == _score([("tests/v1/test_x.py", 500, 1)])  # a test is no capability
 
 
 @settings(max_examples=100, deadline=None)

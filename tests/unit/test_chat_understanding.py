@@ -41,8 +41,8 @@ def text_of(card):
 WEEK_AFTER_PR = [
     ("本周安全相关的 PR 2026-W20", "risk_tag", "安全相关 · vllm-project/vllm 2026-W20", [42594]),
     ("security PR 2026-W20", "risk_tag", "security-sensitive change · vllm-project/vllm 2026-W20", [42594]),
-    ("重点PR 2026-W20", "top_prs", "重点 PR · vllm-project/vllm 2026-W20", [39568, 42434, 41035]),
-    ("top PR 2026 W20", "top_prs", "Top PRs · vllm-project/vllm 2026-W20", [39568, 42434, 41035]),
+    ("重点PR 2026-W20", "top_prs", "重点 PR · vllm-project/vllm 2026-W20", [41035, 41946, 42339]),
+    ("top PR 2026 W20", "top_prs", "Top PRs · vllm-project/vllm 2026-W20", [41035, 41946, 42339]),
 ]
 
 
@@ -96,7 +96,7 @@ def test_bare_prs_with_a_week_lists_the_weeks_key_prs(ask):
     q, card = ask("PRs 2026-W20")
     assert (q.intent, q.week) == ("top_prs", "2026-W20")
     assert card.header == "Top PRs · vllm-project/vllm 2026-W20"
-    assert cited_prs(card) == cited_prs(ask("top PRs 2026-W20")[1]) and cited_prs(card)[:3] == [39568, 42434, 41035]
+    assert cited_prs(card) == cited_prs(ask("top PRs 2026-W20")[1]) and cited_prs(card)[:3] == [41035, 41946, 42339]
     assert "Search" not in text_of(card)
 
 
@@ -140,7 +140,7 @@ def test_ask_reads_a_repository_mention_as_serve_does(cache, vllm_rules, questio
     if line:
         assert out["card"]["fallback"] == line and out["prs"] == []
     else:  # the repository's risks, not a path query for "vllm-project/vllm"
-        assert out["intent"] == "risks" and out["prs"][:3] == [39568, 42434, 41035]
+        assert out["intent"] == "risks" and out["prs"][:3] == [41035, 41946, 42339]
 
 
 def test_an_empty_week_names_the_weeks_the_input_holds(cache, vllm_rules):

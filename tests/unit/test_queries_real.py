@@ -53,7 +53,7 @@ def test_pr_card_42202(cache, now):
     assert "[Model Runner V2] Fix `seq_lens_cpu_upper_bound`" in text
     # +15/-31 in the model runner, 18 lines added: under the core-path (100) and missing-tests (100) thresholds
     assert "Risk reasons\nNo risk tags." in text
-    for part in ("Author: Nick Hill", "Importance: 3.3", "Labels: v1, model-runner", "Modules: model runner (model-runner)"):
+    for part in ("Author: Nick Hill", "Importance: 3.3", "Labels: v1, bugfix, model-runner", "Modules: model runner (model-runner)"):
         assert part in text
     zh = text_of(ask("PR #42202", cache, now, lang="zh"))
     assert "没有风险标签。" in zh

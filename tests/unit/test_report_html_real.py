@@ -52,9 +52,9 @@ def test_week_over_week_delta_and_new_contributors(page):
     d, hist, *_, html = page
     text = re.sub(r"<[^>]+>", "", html)
     if d.lang == "en":
-        assert "bugfix 54, +2 vs 2026-W19" in text
+        assert "bugfix 77, +3 vs 2026-W19" in text
     else:
-        assert "bugfix 54（较 2026-W19 +2）" in text
+        assert "bugfix 77（较 2026-W19 +3）" in text
     assert hist.new_contributors and all(c.login not in {p.author.login for p in week_prs("2026-W19") if p.author} for c in hist.new_contributors)
     assert 'id="new-contributors"' in html and hist.new_contributors[0].login in html
 

@@ -14,11 +14,12 @@ from functools import cache
 import pytest
 
 from chatbot.analysis import PathClassifier, labels_for
-from chatbot.digest import analyze_week
+from chatbot.digest import _eligible, _gists, _pool, analyze_week, build_digest, write
 from chatbot.rules import shipped_rules
-from chatbot.storylines import _topic_patterns
+from chatbot.storylines import _topic_patterns, plan
 from chatbot.weeks import IsoWeek
-from tests.conftest import thread_prs
+from tests.conftest import thread_prs, week_prs
+from tests.digests import written_digest
 
 RULES = shipped_rules("vllm")
 
@@ -153,4 +154,49 @@ def test_label_table_of_w27(capsys):
             print(f"  {label:24} {n:4}" + (f" | {seed[label]}" if label in seed else ""))
     assert counts["tpu"] == 0 and counts["new-model"] == 2
     assert abs(counts["v1"] - seed["v1"]) <= 2  # 76: the seed counts a window of 246 PRs
-    assert counts["bugfix"] == 65  # labelled or [Bugfix]-prefixed; the seed's 120 counts every "fix" title
+    assert counts["bugfix"] == 89  # labelled, [Bugfix]-prefixed or a title starting with Fix (65 without the last)
+
+
+# --- bugfix from a title whose first word is Fix (after its [tags]) ------------------------------
+
+def test_a_forward_fix_is_a_bug_fix_and_follows_up_its_pr():
+    a = _pr("2026-W27", 47151)  # "Forward fix nightly errors from #44589"
+    assert "bugfix" in a.labels and "follow-up-fix" in a.risk_tags
+    assert 47151 in _pr("2026-W27", 44589).fixed_by
+
+
+# --- storyline topics: tags first, paths, requires, one-PR topics give their PR up ---------------
+
+def _themes(week: str):
+    return {t.module: t.prs for t in written_digest(thread_prs(week), repo="vllm-project/vllm",
+                                                    week=IsoWeek.parse(week), rules=RULES, lang="en").themes}
+
+
+def test_the_leading_tag_names_the_storyline():
+    # "[Rust Frontend] Add Harmony Renderer for GPT-OSS": the Rust frontend's, not gpt-oss's
+    assert 46800 in _themes("2026-W27")["topic:rust-frontend"]
+
+
+def test_dependency_updates_need_a_bump_title_and_a_manifest():
+    assert {47551, 46683, 47304} <= set(_themes("2026-W27")["topic:dependencies"])  # hub, FlashInfer, DeepGEMM tag
+    w17 = {p.number: p for p in week_prs("2026-W17")}
+    rx = next(rx for tid, _, rx in _topic_patterns(RULES) if tid == "dependencies")
+    assert rx.search(w17[40465].title)  # "[UX] Bump version in CG memory profiling log message" ...
+    assert [f.path for f in w17[40465].files] == ["vllm/v1/worker/gpu_worker.py"]
+    d = written_digest(week_prs("2026-W17"), repo="vllm-project/vllm", week=IsoWeek.parse("2026-W17"), rules=RULES)
+    deps = next(t.prs for t in d.themes if t.module == "topic:dependencies")
+    assert 40465 not in deps and 40669 in deps  # ... changes no manifest; "Bump CUDA to 13.0.2" does
+
+
+def test_a_one_pr_topic_gives_its_pr_to_the_next_choice():
+    # "[Frontend] Add Streaming Parser Engine and new Kimi k2.5/k2.6/k2.7 Parser": Kimi has no second PR
+    # this week, so the PR joins the parsers topic beside "[Frontend] [Parser] Port DeepSeek V4 ..."
+    d = build_digest(thread_prs("2026-W27"), repo="vllm-project/vllm", week=IsoWeek.parse("2026-W27"), rules=RULES)
+    t = write(d, "en")
+    by_a = {a.pr.number: a for a in d.analysis.analyses}
+    sp = plan(_pool(_eligible(t.prs, by_a)), _gists(t.prs), RULES, "en", {n: a.pr.files for n, a in by_a.items()})
+    assert sp.group_of[46610] == sp.group_of[45877] == "topic:parsers"
+
+
+def test_modelrunner_v2_spelled_apart_is_model_runner_v2():
+    assert _topic(_pr("2026-W27", 44443).pr.title) == "model-runner-v2"  # "[ModelRunner V2] Enable by default ..."

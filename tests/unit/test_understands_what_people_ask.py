@@ -54,8 +54,8 @@ def test_what_should_i_review_first(bot, cache):
     assert "No modules of yours: the week's top risk observations first, then large changes with no review on record." in text
     d = cache.digest(__import__("chatbot.weeks", fromlist=["IsoWeek"]).IsoWeek.parse("2026-W20"), "en")
     tops = [r.prs[0] for r in d.risks[:3]]
-    assert tops == [42434, 42594, 39568]  # revert, security-sensitive, core path: the digest's risk order
-    assert cited_prs(card)[:5] == [42434, 42594, 39568, 42339, 42370]  # then the largest unreviewed large changes
+    assert tops == [42434, 42594, 41035]  # revert, security-sensitive, core path: the digest's risk order
+    assert cited_prs(card)[:5] == [42434, 42594, 41035, 42339, 42370]  # then the largest unreviewed large changes
     assert "no review on record" in text and "help" not in card.header.casefold()
     # with a subscription: that module's PRs, risky ones first
     bot.subscriptions.subscribe(Subscription(platform="slack", workspace="T_TEST", kind="user", subscriber="U_ALICE",
@@ -104,7 +104,7 @@ def test_summarize_the_moe_work_this_month(bot):
                           "2026-W20: 20 of 217 PRs, 8 with risk tags"] or \
         [x for x in lines if x.startswith("2026-W")][:2] == ["2026-W19: 20 of 199 PRs, 6 with risk tags",
                                                               "2026-W20: 20 of 217 PRs, 8 with risk tags"]
-    assert cited_prs(card)[:3] == [39568, 40871, 42434]
+    assert cited_prs(card)[:3] == [40871, 39568, 42434]
     assert "summarize" not in text_of(card) and "month" not in card.header.casefold()
 
 
@@ -138,7 +138,7 @@ def test_rocm_key_prs_this_week(bot, vllm_rules):
     card = bot.reply("本周 ROCm 相关的重点 PR 有哪些")
     assert card.header == "ROCm 中的重点 PR · vllm-project/vllm 2026-W20"
     assert "共 217 个 PR 中有 22 个。" in text_of(card)
-    assert cited_prs(card)[:3] == [41946, 41812, 41825]
+    assert cited_prs(card)[:3] == [41946, 41812, 42509]
     index = ModuleIndex(vllm_rules)
     titles = {p.number: p.title for p in week_prs("2026-W20")}
     assert all(index.topic_in("rocm", titles[n]) for n in cited_prs(card))
@@ -148,7 +148,7 @@ def test_this_weeks_performance_work(bot):
     card = bot.reply("本周有哪些性能优化")
     assert card.header == "性能优化 PR · vllm-project/vllm 2026-W20"
     assert "共 217 个 PR 中有 11 个。" in text_of(card)
-    assert cited_prs(card)[:3] == [41946, 41429, 40392]
+    assert cited_prs(card)[:3] == [41946, 40392, 41429]
     assert "帮助" not in card.header
 
 

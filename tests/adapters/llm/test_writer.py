@@ -77,7 +77,7 @@ def test_a_good_answer_is_used(digests):
     assert [t.summary for t in out.themes] == [f"{t.name}: #{t.prs[0]} and #{t.prs[1]} lead it." for t in d.themes]
     assert out.recommendations[0].prs == (42434, 39917)
     md = render_markdown(out)
-    assert f"† 7 sentences by {MODEL}, numbers and PR references checked against the facts; 0 replaced by rule text." in md
+    assert f"† 10 sentences by {MODEL}, numbers and PR references checked against the facts; 0 replaced by rule text." in md
     assert out.trend_text in md
 
 

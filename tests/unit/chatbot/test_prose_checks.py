@@ -5,7 +5,7 @@
   but does not write as ``#N`` would then escape ``known_prs``).
 - A number without decimals never states a 0-10 importance score, and "about" allows 5%: kills the
   mutation of ``_compatible``'s last line to ``return True`` (an invented one-digit "8" would pass as
-  #41946's score 7.8 rounded) and ``0.05 * max(v, 1.0)`` -> ``max(v, 20.0)`` ("about 13 files" for 12).
+  #41946's score 8.8 rounded) and ``0.05 * max(v, 1.0)`` -> ``max(v, 20.0)`` ("about 13 files" for 12).
 """
 
 from __future__ import annotations
@@ -43,14 +43,14 @@ def test_a_listed_pr_outside_the_week_is_caught_without_a_hash(w20):
 
 
 @pytest.mark.parametrize("text,faults", [
-    # #41946 (W20): 12 files, +1,920/-1,033 lines, importance 7.8
-    ("#41946 ranks 8 this week.", ["states 8 for #41946, which no cited fact has"]),   # invented one digit
-    ("#41946 ranks 7 this week.", ["states 7 for #41946, which no cited fact has"]),
-    ("#41946 scores 7.8 this week.", []),                                               # the score, as written
+    # #41946 (W20): 12 files, +1,920/-1,033 lines, importance 8.8
+    ("#41946 ranks 9 this week.", ["states 9 for #41946, which no cited fact has"]),   # invented one digit
+    ("#41946 ranks 8 this week.", ["states 8 for #41946, which no cited fact has"]),
+    ("#41946 scores 8.8 this week.", []),                                               # the score, as written
     ("#41946 changed 12 files.", []),
     ("#41946 changed about 12 files.", []),
     ("#41946 changed about 13 files.", ["states 13 files for #41946, which no cited fact has"]),  # 8% off
     ("#41946 changed 13 files.", ["states 13 files for #41946, which no cited fact has"]),
-], ids=["8-is-score-rounded", "7", "7.8-score", "12-files", "about-12", "about-13", "13"])
+], ids=["9-is-score-rounded", "8", "8.8-score", "12-files", "about-12", "about-13", "13"])
 def test_a_one_digit_number_is_no_score_and_about_is_five_percent(w20, text, faults):
     assert check_claim(Claim(text), w20, None, checks=["numbers"]) == faults
