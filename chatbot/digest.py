@@ -40,7 +40,7 @@ from chatbot.models import (
     Theme,
 )
 from chatbot.risks import RISKS, RiskRegistry
-from chatbot.rules import OTHER_MODULE, Rules
+from chatbot.rules import OTHER_MODULE, RegexSet, Rules
 from chatbot.weeks import IsoWeek, load_zone
 
 
@@ -369,15 +369,60 @@ def digest_from(wa: WeekAnalysis, lang: str, *, skipped_records: int = 0,
         InputError: ``lang`` has no catalog.
     """
     check_lang(lang)
-    repo, week, tz, rules, start, end = wa.repo, wa.week, wa.tz, wa.rules, wa.start, wa.end
-    analyses, graph, risks, week_prs = list(wa.analyses), wa.graph, wa.risks, list(wa.week_prs)
+    rules, analyses, week_prs = wa.rules, list(wa.analyses), list(wa.week_prs)
     by_a = {a.pr.number: a for a in analyses}
-    analyzed = [_analyzed(a, graph, lang, rules, repo) for a in analyses]
+    analyzed = [_analyzed(a, wa.graph, lang, rules, wa.repo) for a in analyses]
     by_num = {p.number: p for p in analyzed}
-
     eligible = _eligible(analyzed, by_a)
     key = eligible[: rules.key_prs]
 
+    themes = storylines(_pool(eligible), _gists(analyzed), rules, lang, {a.pr.number: a.pr.files for a in analyses})
+    mentions = _mentions(themes, key)
+    risk_items = observations(analyzed, rules, lang, wa.risks, refs=_refs_of(analyses), mentions=mentions)
+    recs = _recommendations(risk_items, by_num, themes, rules, lang, mentions)
+
+    n = len(week_prs)
+    compiled = rules.compiled
+    hot_files, hot_dirs = _hot_paths(week_prs, rules.thresholds.hot_paths)
+    return DigestText(
+        repo=wa.repo,
+        week=str(wa.week),
+        tz=wa.tz,
+        lang=lang,
+        start=wa.start,
+        end=wa.end,
+        generated_at=generated_at,
+        total_prs=n,
+        skipped_records=skipped_records,
+        avg_importance=_average_importance(analyzed, n),
+        label_counts=_counts(lb for p in analyzed for lb in p.labels),
+        module_counts=_counts(m for p in analyzed for m in p.modules),
+        risk_tag_counts=_counts(t for p in analyzed for t in p.risk_tags),
+        module_stats=_module_stats(analyses, rules, lang),
+        prs=tuple(analyzed),
+        key_prs=tuple(key),
+        risks=tuple(risk_items),
+        contributors=_contributors(week_prs),
+        hot_files=hot_files,
+        hot_dirs=hot_dirs,
+        themes=tuple(themes),
+        recommendations=tuple(recs),
+        reverted=tuple(sorted(wa.graph.reverted_by)),
+        ai_coauthor_share=_coauthor_share(week_prs, compiled.ai_coauthor),
+        bot_coauthor_share=_coauthor_share(week_prs, compiled.bot_coauthor),
+        module_names=_module_names(analyzed, rules, lang),
+        vocabulary=_vocabulary(rules),
+    )
+
+
+def _average_importance(analyzed: Sequence[AnalyzedPR], n: int) -> float:
+    """The mean importance of the week's ``n`` PRs, to one decimal (0.0 for an empty week)."""
+    return round(sum(p.importance for p in analyzed) / n + 1e-9, 1) if n else 0.0
+
+
+def _module_stats(analyses: Sequence[PRAnalysis], rules: Rules, lang: str) -> tuple[ModuleStat, ...]:
+    """Per module: the PRs touching it and their added and deleted lines there; most PRs first,
+    then most churn, then module id."""
     module_churn: dict[str, list[int]] = {}
     for a in analyses:
         for m, (x, y) in a.module_churn.items():
@@ -385,63 +430,46 @@ def digest_from(wa: WeekAnalysis, lang: str, *, skipped_records: int = 0,
             c[0] += 1
             c[1] += x
             c[2] += y
-    stats = sorted(
+    return tuple(sorted(
         (ModuleStat(module=m, name=rules.module_display(m, lang), prs=c[0], additions=c[1], deletions=c[2])
          for m, c in module_churn.items()),
         key=lambda s: (-s.prs, -(s.additions + s.deletions), s.module),
-    )
+    ))
 
+
+def _hot_paths(week_prs: Sequence[PullRequest], top: int) -> tuple[tuple[PathCount, ...], tuple[PathCount, ...]]:
+    """The ``top`` files and the ``top`` directories touched by the most PRs (each PR counted once
+    per path), as ``(files, dirs)``."""
     hot_files: Counter[str] = Counter()
     hot_dirs: Counter[str] = Counter()
     for p in week_prs:
         paths = {f.path for f in p.files}
         hot_files.update(paths)
         hot_dirs.update({d for d in (x.rpartition("/")[0] for x in paths) if d})
+    return _top_paths(hot_files, top), _top_paths(hot_dirs, top)
 
+
+def _contributors(week_prs: Sequence[PullRequest]) -> tuple[ContributorCount, ...]:
+    """The week's human authors (bots left out) with their PR counts; most PRs first, then login."""
     authors = Counter(
         p.author.login for p in week_prs if p.author is not None and not _is_bot(p.author.login, p.author.is_bot)
     )
-    contributors = tuple(ContributorCount(login=k, prs=v) for k, v in sorted(authors.items(), key=lambda kv: (-kv[1], kv[0])))
+    return tuple(ContributorCount(login=k, prs=v) for k, v in sorted(authors.items(), key=lambda kv: (-kv[1], kv[0])))
 
-    compiled = rules.compiled
+
+def _coauthor_share(week_prs: Sequence[PullRequest], pattern: RegexSet | None) -> float:
+    """The share of the week's PRs with a co-author matching ``pattern`` (an AI assistant, a bot),
+    to three decimals; 0.0 without a pattern or PRs."""
     n = len(week_prs)
-    ai = sum(1 for p in week_prs if compiled.ai_coauthor and any(compiled.ai_coauthor.search(c) for c in p.co_authors))
-    bot = sum(1 for p in week_prs if compiled.bot_coauthor and any(compiled.bot_coauthor.search(c) for c in p.co_authors))
+    hits = sum(1 for p in week_prs if pattern and any(pattern.search(c) for c in p.co_authors))
+    return round(hits / n, 3) if n else 0.0
 
-    themes = storylines(_pool(eligible), _gists(analyzed), rules, lang, {a.pr.number: a.pr.files for a in analyses})
-    mentions = _mentions(themes, key)
-    risk_items = observations(analyzed, rules, lang, risks, refs=_refs_of(analyses), mentions=mentions)
-    recs = _recommendations(risk_items, by_num, themes, rules, lang, mentions)
+
+def _module_names(analyzed: Sequence[AnalyzedPR], rules: Rules, lang: str) -> dict[str, str]:
+    """The display name in ``lang`` of every module a PR of the week touches, in the rules' order."""
     module_ids = {m for p in analyzed for m in p.modules}
-    return DigestText(
-        repo=repo,
-        week=str(week),
-        tz=tz,
-        lang=lang,
-        start=start,
-        end=end,
-        generated_at=generated_at,
-        total_prs=n,
-        skipped_records=skipped_records,
-        avg_importance=round(sum(p.importance for p in analyzed) / n + 1e-9, 1) if n else 0.0,
-        label_counts=_counts(lb for p in analyzed for lb in p.labels),
-        module_counts=_counts(m for p in analyzed for m in p.modules),
-        risk_tag_counts=_counts(t for p in analyzed for t in p.risk_tags),
-        module_stats=tuple(stats),
-        prs=tuple(analyzed),
-        key_prs=tuple(key),
-        risks=tuple(risk_items),
-        contributors=contributors,
-        hot_files=_top_paths(hot_files, rules.thresholds.hot_paths),
-        hot_dirs=_top_paths(hot_dirs, rules.thresholds.hot_paths),
-        themes=tuple(themes),
-        recommendations=tuple(recs),
-        reverted=tuple(sorted(graph.reverted_by)),
-        ai_coauthor_share=round(ai / n, 3) if n else 0.0,
-        bot_coauthor_share=round(bot / n, 3) if n else 0.0,
-        module_names={m: rules.module_display(m, lang) for m in sorted(module_ids, key=lambda m: compiled.module_order.get(m, 0))},
-        vocabulary=_vocabulary(rules),
-    )
+    order = rules.compiled.module_order
+    return {m: rules.module_display(m, lang) for m in sorted(module_ids, key=lambda m: order.get(m, 0))}
 
 
 def _vocabulary(rules: Rules) -> dict[str, tuple[str, ...]]:
