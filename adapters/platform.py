@@ -118,6 +118,13 @@ class Platform:
         request_loggers: those of ``loggers`` dropped while a request is served (they log
             internal text for forged requests).
         cli: builds its command group (``prhub NAME ...``, a :class:`typer.Typer`); None: none.
+        settings: returns its settings class, a ``pydantic_settings.BaseSettings`` whose fields are
+            read from the environment (secrets as ``SecretStr``) and whose methods its callables
+            use; :class:`prhub.config.Settings` is built with it as a base. None: no settings.
+        chat_keys: the config file's ``chat:`` keys it adds -> the settings field each sets (the
+            environment variable wins over the key).
+        admins_field: the settings field holding its admin ids (``PRHUB_SLACK_ADMINS``); the
+            config file's ``admins: {NAME: [...]}`` are added to it.
     """
 
     name: str
@@ -136,6 +143,9 @@ class Platform:
     request_loggers: tuple[str, ...] = ()
     cli: Callable[[], Any] | None = None
     title: str = ""
+    settings: Callable[[], type] | None = None
+    chat_keys: Mapping[str, str] = field(default_factory=dict)
+    admins_field: str | None = None
 
 
 PLATFORMS: dict[str, Platform] = {}
@@ -169,3 +179,30 @@ def check_public_url(value: str | None) -> str | None:
     if not safe_url(base):
         raise InputError(f"PRHUB_PUBLIC_URL {base!r}: not an http(s) URL such as https://prhub.example.com")
     return base.rstrip("/")
+
+
+def split_ids(value: Any) -> Any:
+    """``"T1:U1, T2:U2"`` (an environment variable) -> ``("T1:U1", "T2:U2")``; other values as given."""
+    if isinstance(value, str):
+        return tuple(v for v in (p.strip() for p in value.split(",")) if v)
+    return value
+
+
+def check_api_url(value: str) -> str:
+    """A platform API root, stripped.
+
+    Raises:
+        ValueError: not an http(s) URL (pydantic turns it into the setting's one-line error).
+    """
+    from chatbot.render.escape import safe_url
+
+    value = value.strip()
+    if not safe_url(value):
+        raise ValueError("not an http(s) URL")
+    return value
+
+
+def is_set(value: object) -> bool:
+    """A setting is given: not None, not empty (a ``SecretStr`` by its value)."""
+    secret = getattr(value, "get_secret_value", None)
+    return bool(secret()) if callable(secret) else bool(value)

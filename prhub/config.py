@@ -38,16 +38,15 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import Any
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, field_validator
-from pydantic_settings import BaseSettings, InitSettingsSource, NoDecode, PydanticBaseSettingsSource, SettingsConfigDict
+from pydantic_settings import BaseSettings, InitSettingsSource, PydanticBaseSettingsSource, SettingsConfigDict
 
 from chatbot.admins import check_scoped
 from chatbot.errors import InputError
 from chatbot.i18n import DEFAULT_LANG, Lang
-from chatbot.render.escape import safe_url
 from chatbot.rules import Rules, default_rules_for, load_rules, shipped_rules, shipped_rules_names
 from chatbot.weeks import load_zone
 from chatbot.yamlfile import load_yaml
@@ -62,9 +61,10 @@ CONFIG_ENV = "PRHUB_CONFIG"
 
 _REPO = re.compile(r"^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$")
 
-SECRET_FIELDS = frozenset({"slack_bot_token", "slack_signing_secret", "slack_app_token", "feishu_app_secret",
-                           "feishu_verification_token", "feishu_encrypt_key", "github_webhook_secret"})
-"""Settings that are secrets: environment only, never shown."""
+def secret_fields() -> frozenset[str]:
+    """Settings that are secrets (``SecretStr`` fields of :func:`settings_class`, the platforms'
+    included): environment only, never shown."""
+    return frozenset(n for n, f in settings_class().model_fields.items() if "SecretStr" in repr(f.annotation))
 
 
 # -- the file's chat: section ----------------------------------------------------------------------
@@ -77,11 +77,6 @@ class ChatSection(BaseModel):
     Attributes:
         public_url: base of "Full report" links and of HTTP-mode request URLs (``PRHUB_PUBLIC_URL``).
         default_lang: language of answers that give no words to tell it by (``PRHUB_DEFAULT_LANG``).
-        slack_api_url: Slack Web API root (``SLACK_API_URL``; tests: a fake).
-        feishu_api_url: Feishu/Lark domain (``FEISHU_API_URL``; Lark: ``https://open.larksuite.com``).
-        feishu_bot_open_id: the bot's ``open_id`` (``FEISHU_BOT_OPEN_ID``; default: asked once).
-        slack_mode: ``auto``, ``socket`` or ``http`` (``PRHUB_SLACK_MODE``).
-        feishu_mode: ``auto``, ``long`` or ``http`` (``PRHUB_FEISHU_MODE``).
         event_retention_hours: how long inbound event ids are remembered, hours, >= 7
             (``PRHUB_EVENT_RETENTION_HOURS``).
     """
@@ -90,22 +85,25 @@ class ChatSection(BaseModel):
 
     public_url: str | None = None
     default_lang: Lang | None = None
-    slack_api_url: str | None = None
-    feishu_api_url: str | None = None
-    feishu_bot_open_id: str | None = None
-    slack_mode: Literal["auto", "socket", "http"] | None = None
-    feishu_mode: Literal["auto", "long", "http"] | None = None
     event_retention_hours: float | None = Field(default=None, ge=7.0, le=24 * 30)
 
     def as_settings(self) -> dict[str, Any]:
         """The keys given, under their :class:`Settings` field names."""
-        return {_CHAT_FIELDS[k]: v for k, v in self.model_dump(exclude_none=True).items()}
+        fields = chat_fields()
+        return {fields[k]: v for k, v in self.model_dump(exclude_none=True).items()}
 
 
-_CHAT_FIELDS = {"public_url": "prhub_public_url", "default_lang": "prhub_default_lang",
-                "slack_api_url": "slack_api_url", "feishu_api_url": "feishu_api_url",
-                "feishu_bot_open_id": "feishu_bot_open_id", "slack_mode": "prhub_slack_mode",
-                "feishu_mode": "prhub_feishu_mode", "event_retention_hours": "prhub_event_retention_hours"}
+_CORE_CHAT_FIELDS = {"public_url": "prhub_public_url", "default_lang": "prhub_default_lang",
+                     "event_retention_hours": "prhub_event_retention_hours"}
+
+
+def chat_fields() -> dict[str, str]:
+    """Every ``chat:`` key of the file -> the :class:`Settings` field it sets: the core's, then each
+    registered platform's (``Platform.chat_keys``)."""
+    out = dict(_CORE_CHAT_FIELDS)
+    for p in platforms.registry().values():
+        out.update(p.chat_keys)
+    return out
 
 
 class FileConfig(BotConfig):
@@ -118,16 +116,12 @@ class FileConfig(BotConfig):
 # -- the environment ---------------------------------------------------------------------------------
 
 
-def _ids(value: Any) -> Any:
-    if isinstance(value, str):
-        return tuple(v for v in (p.strip() for p in value.split(",")) if v)
-    return value
-
-
 class Settings(BaseSettings):
     """The environment's settings (pydantic-settings): every field is read from the variable of the
-    same name in upper case (``SLACK_BOT_TOKEN``, ``PRHUB_PUBLIC_URL``...), over the file's ``chat:``
-    keys (:meth:`ChatSection.as_settings`, handed in by :func:`load_settings`).
+    same name in upper case (``PRHUB_PUBLIC_URL``...), over the file's ``chat:`` keys
+    (:meth:`ChatSection.as_settings`, handed in by :func:`load_settings`). The core's fields are
+    here; each platform's (``SLACK_BOT_TOKEN``...) come from its settings class, a base of
+    :func:`settings_class`, which :func:`load_settings` builds.
 
     Secrets are :class:`pydantic.SecretStr`: their repr is ``'**********'`` and no error, log line or
     card ever shows their value. ``PRHUB_DEFAULT_REPO``/``PRHUB_TZ`` are used only without a config
@@ -136,37 +130,13 @@ class Settings(BaseSettings):
 
     model_config = SettingsConfigDict(case_sensitive=False, extra="ignore", frozen=True, env_ignore_empty=True)
 
-    slack_bot_token: SecretStr | None = None
-    slack_signing_secret: SecretStr | None = None
-    slack_app_token: SecretStr | None = None
-    slack_api_url: str = "https://slack.com/api/"
-    feishu_app_id: str | None = None
-    feishu_app_secret: SecretStr | None = None
-    feishu_verification_token: SecretStr | None = None
-    feishu_encrypt_key: SecretStr | None = None
-    feishu_api_url: str = "https://open.feishu.cn"
-    feishu_bot_open_id: str | None = None
-    prhub_slack_mode: Literal["auto", "socket", "http"] = "auto"
-    prhub_feishu_mode: Literal["auto", "long", "http"] = "auto"
     github_webhook_secret: SecretStr | None = None
     prhub_public_url: str | None = None
     prhub_default_repo: str = "vllm-project/vllm"
     prhub_default_lang: Lang = DEFAULT_LANG
     prhub_tz: str = "UTC"
-    prhub_slack_admins: Annotated[tuple[str, ...], NoDecode] = ()
-    prhub_feishu_admins: Annotated[tuple[str, ...], NoDecode] = ()
     prhub_database_url: str | None = None
     prhub_event_retention_hours: float = Field(default=8.0, ge=7.0, le=24 * 30)
-
-    @field_validator("prhub_slack_admins", "prhub_feishu_admins", mode="before")
-    @classmethod
-    def _split_ids(cls, v: Any) -> Any:
-        return _ids(v)
-
-    @field_validator("prhub_slack_admins", "prhub_feishu_admins")
-    @classmethod
-    def _scoped_ids(cls, v: tuple[str, ...]) -> tuple[str, ...]:
-        return tuple(check_scoped(x) for x in v)
 
     @field_validator("prhub_public_url")
     @classmethod
@@ -175,14 +145,6 @@ class Settings(BaseSettings):
             return check_public_url(v)
         except InputError:
             raise ValueError("not an http(s) URL such as https://prhub.example.com") from None
-
-    @field_validator("slack_api_url", "feishu_api_url")
-    @classmethod
-    def _api_url(cls, v: str) -> str:
-        v = v.strip()
-        if not safe_url(v):
-            raise ValueError("not an http(s) URL")
-        return v
 
     @field_validator("prhub_default_repo")
     @classmethod
@@ -214,16 +176,6 @@ class Settings(BaseSettings):
 
     # -- derived -------------------------------------------------------------------------------
 
-    @property
-    def slack_enabled(self) -> bool:
-        """Both ``SLACK_BOT_TOKEN`` and ``SLACK_SIGNING_SECRET`` are set."""
-        return bool(self.slack_bot_token and self.slack_signing_secret)
-
-    @property
-    def feishu_enabled(self) -> bool:
-        """Both ``FEISHU_APP_ID`` and ``FEISHU_APP_SECRET`` are set."""
-        return bool(self.feishu_app_id and self.feishu_app_secret)
-
     def require(self, *names: str) -> None:
         """Check that settings are present.
 
@@ -238,80 +190,13 @@ class Settings(BaseSettings):
             if value is None or value == "" or (isinstance(value, SecretStr) and not value.get_secret_value()):
                 raise SettingsError(f"{name.upper()} is not set: export it")
 
-    @property
-    def slack_socket_mode(self) -> bool:
-        """Slack events come over Socket Mode: ``PRHUB_SLACK_MODE=socket``, or ``auto`` with
-        ``SLACK_APP_TOKEN`` set."""
-        if self.prhub_slack_mode == "auto":
-            return bool(self.slack_app_token and self.slack_app_token.get_secret_value())
-        return self.prhub_slack_mode == "socket"
-
-    @property
-    def feishu_long_connection(self) -> bool:
-        """Feishu events come over the long connection: ``PRHUB_FEISHU_MODE=long``, or ``auto``
-        with the app configured and no ``FEISHU_VERIFICATION_TOKEN`` (HTTP callbacks need it)."""
-        if self.prhub_feishu_mode == "auto":
-            return self.feishu_enabled and not self.feishu_verification_token
-        return self.prhub_feishu_mode == "long"
-
-    def slack_problem(self) -> tuple[str, str] | None:
-        """Why ``prhub serve`` would refuse to receive Slack events with these settings, as
-        ``(what, fix)``; None when it can. Socket Mode needs ``SLACK_BOT_TOKEN`` and
-        ``SLACK_APP_TOKEN``, HTTP mode ``SLACK_BOT_TOKEN`` and ``SLACK_SIGNING_SECRET``; the fix
-        names both ways unless ``PRHUB_SLACK_MODE`` chose one."""
-        socket = "SLACK_APP_TOKEN (the app-level token xapp-... with connections:write: Socket Mode, no public URL)"
-        http = "SLACK_SIGNING_SECRET (HTTP mode behind a public URL)"
-        if not _set(self.slack_bot_token):
-            return "SLACK_BOT_TOKEN is not set", "export the Bot User OAuth Token (xoxb-...)"
-        if self.slack_socket_mode and not _set(self.slack_app_token):
-            return "PRHUB_SLACK_MODE=socket but SLACK_APP_TOKEN is not set", f"export {socket}, or unset PRHUB_SLACK_MODE and export {http}"
-        if not self.slack_socket_mode and not _set(self.slack_signing_secret):
-            if self.prhub_slack_mode == "http":
-                return ("PRHUB_SLACK_MODE=http but SLACK_SIGNING_SECRET is not set",
-                        f"export {http}, or unset PRHUB_SLACK_MODE and export {socket}")
-            return ("neither SLACK_APP_TOKEN nor SLACK_SIGNING_SECRET is set, so no Slack event can arrive",
-                    f"export {socket}, or {http}")
-        return None
-
-    def feishu_problem(self) -> tuple[str, str] | None:
-        """Why ``prhub serve`` would refuse the Feishu settings, as ``(what, fix)``; None when it
-        would start: the app's id and secret, and for HTTP callbacks ``FEISHU_VERIFICATION_TOKEN``."""
-        for name, value in (("FEISHU_APP_ID", self.feishu_app_id), ("FEISHU_APP_SECRET", self.feishu_app_secret)):
-            if not _set(value):
-                return f"{name} is not set", "export FEISHU_APP_ID and FEISHU_APP_SECRET (Credentials & Basic Info of the app)"
-        if not self.feishu_long_connection and not _set(self.feishu_verification_token):
-            return ("PRHUB_FEISHU_MODE=http but FEISHU_VERIFICATION_TOKEN is not set",
-                    "export FEISHU_VERIFICATION_TOKEN and FEISHU_ENCRYPT_KEY, or unset PRHUB_FEISHU_MODE for the long connection")
-        return None
-
-    def feishu_deaf(self) -> tuple[str, str] | None:
-        """Why Feishu events would never arrive although ``prhub serve`` starts, as ``(what, fix)``:
-        HTTP callbacks without ``FEISHU_ENCRYPT_KEY`` (Feishu signs callbacks only with it, so
-        ``/feishu/*`` is not mounted). None otherwise."""
-        if self.feishu_problem() is None and not self.feishu_long_connection and not _set(self.feishu_encrypt_key):
-            return ("FEISHU_VERIFICATION_TOKEN selects HTTP callbacks but FEISHU_ENCRYPT_KEY is not set, so /feishu/* "
-                    "is not mounted and no Feishu event arrives",
-                    "unset FEISHU_VERIFICATION_TOKEN for the long connection (no public URL), or set an Encrypt Key "
-                    "under Events & Callbacks -> Encryption Strategy and export FEISHU_ENCRYPT_KEY")
-        return None
-
-    def require_slack(self) -> None:
-        """Raises SettingsError (what: fix) unless the Slack app settings are present
-        (:meth:`slack_problem`)."""
-        problem = self.slack_problem()
-        if problem is not None:
-            raise SettingsError(f"{problem[0]}: {problem[1]}")
-
-    def require_feishu(self) -> None:
-        """Raises SettingsError (what: fix) unless the Feishu app settings are present
-        (:meth:`feishu_problem`)."""
-        problem = self.feishu_problem()
-        if problem is not None:
-            raise SettingsError(f"{problem[0]}: {problem[1]}")
-
     def admins(self, platform: str) -> frozenset[str]:
-        """User ids allowed to subscribe a channel on ``platform`` (``slack``/``feishu``)."""
-        return frozenset(self.prhub_slack_admins if platform == "slack" else self.prhub_feishu_admins)
+        """User ids allowed to subscribe a channel on ``platform`` (its ``Platform.admins``).
+
+        Raises:
+            chatbot.errors.InputError: no such platform.
+        """
+        return platforms.get(platform).admins(self)
 
     def secret(self, name: str) -> str:
         """The plain value of a secret field (``""`` when unset); only for handing to an SDK."""
@@ -319,14 +204,41 @@ class Settings(BaseSettings):
         return value.get_secret_value() if isinstance(value, SecretStr) else ""
 
 
-def _set(value: object) -> bool:
-    """A setting is given: not None, not empty (a :class:`SecretStr` by its value)."""
-    if isinstance(value, SecretStr):
-        return bool(value.get_secret_value())
-    return bool(value)
+_COMPOSED: dict[tuple[type, ...], type[Settings]] = {}
 
 
-_FIELD_KEYS = {v: k for k, v in _CHAT_FIELDS.items()}
+def settings_class() -> type[Settings]:
+    """:class:`Settings` with every registered platform's settings class as a base
+    (``Platform.settings``: ``SlackSettings`` brings ``SLACK_BOT_TOKEN``...), built once per set of
+    platforms; :func:`load_settings` instantiates it."""
+    mixins = tuple(p.settings() for p in platforms.registry().values() if p.settings is not None)
+    cls = _COMPOSED.get(mixins)
+    if cls is None:
+        cls = _COMPOSED[mixins] = type("Settings", (Settings, *mixins), {"__module__": __name__})
+    return cls
+
+
+_FILE_CONFIGS: dict[tuple[tuple[str, str], ...], type[FileConfig]] = {}
+
+
+def file_config_class() -> type[FileConfig]:
+    """:class:`FileConfig` whose ``chat:`` also takes every registered platform's keys
+    (``Platform.chat_keys``, typed as the settings field each sets, optional), built once per set."""
+    from pydantic import create_model
+
+    keys = tuple((k, f) for p in platforms.registry().values() for k, f in p.chat_keys.items())
+    cls = _FILE_CONFIGS.get(keys)
+    if cls is None:
+        fields = settings_class().model_fields
+        doc = (ChatSection.__doc__ or "").rstrip() + "".join(
+            f"\n        {k}: a chat platform's, sets ``{f.upper()}``." for k, f in keys)
+        chat: Any = create_model("ChatSection", __base__=ChatSection, __doc__=doc,
+                                 **{k: (fields[f].annotation | None, None) for k, f in keys})  # type: ignore[call-overload]
+        cls = _FILE_CONFIGS[keys] = create_model("FileConfig", __base__=FileConfig, __doc__=FileConfig.__doc__,
+                                                 chat=(chat, chat()))
+    return cls
+
+
 
 
 def _settings_message(err: Mapping[str, Any], from_file: Mapping[str, Any], source: str) -> str:
@@ -336,13 +248,14 @@ def _settings_message(err: Mapping[str, Any], from_file: Mapping[str, Any], sour
     if err.get("type") == "missing":
         return f"{var} is not set"
     msg = str(err.get("msg", "invalid")).removeprefix("Value error, ")
-    if field in SECRET_FIELDS:
+    if field in secret_fields():
         return f"{var} is invalid: {msg}"
     value = err.get("input")
     shown = f" {value!r}" if isinstance(value, (str, int, float)) and len(str(value)) <= 200 else ""
     if field in from_file and field not in {k.lower() for k, v in os.environ.items() if v}:
-        line = _line_of(_read(source), ("chat", _FIELD_KEYS[field])) if source else None
-        return f"config {source}{f':{line}' if line else ''}: chat.{_FIELD_KEYS[field]}{shown}: {msg} (or set {var})"
+        key = {v: k for k, v in chat_fields().items()}[field]
+        line = _line_of(_read(source), ("chat", key)) if source else None
+        return f"config {source}{f':{line}' if line else ''}: chat.{key}{shown}: {msg} (or set {var})"
     return f"{var}{shown} is invalid: {msg}"
 
 
@@ -361,7 +274,7 @@ def load_settings(file_values: Mapping[str, Any] | None = None, *, source: str =
     values = dict(file_values or {})
     token = _FILE_VALUES.set(values)
     try:
-        return Settings(**overrides)
+        return settings_class()(**overrides)
     except ValidationError as exc:
         raise SettingsError(_settings_message(exc.errors()[0], values, source)) from None
     finally:
@@ -481,11 +394,11 @@ def parse_config(text: str, source: str) -> FileConfig:
         return f"config {source}{f':{line}' if line else ''}: {_loc(loc)}"
 
     for key in data:
-        if str(key).lower() in SECRET_FIELDS or str(key).lower() in {"github_token", "prhub_database_url"}:
+        if str(key).lower() in secret_fields() or str(key).lower() in {"github_token", "prhub_database_url"}:
             raise InputError(f"{where((key,))}: a secret does not belong in the file: remove it and "
                              f"export {str(key).upper()} instead")
     try:
-        cfg = FileConfig.model_validate(_prepare(data))
+        cfg = file_config_class().model_validate(_prepare(data))
         _check_platforms(cfg)
         return cfg
     except _ConfigProblem as exc:
@@ -585,7 +498,7 @@ class Config:
     Attributes:
         file: the validated config file and its directory, or None (chat only, zero-config).
         env: the environment's settings over the file's ``chat:`` keys, with the file's ``admins``
-            added to ``PRHUB_SLACK_ADMINS``/``PRHUB_FEISHU_ADMINS``.
+            added to each platform's (``Platform.admins_field``: ``PRHUB_SLACK_ADMINS``...).
     """
 
     file: LoadedConfig | None
@@ -626,9 +539,8 @@ def settings_of(loaded: LoadedConfig | None, source: str = "") -> Settings:
     base = load_settings(chat, source=source or loaded.source or str(loaded.base_dir))
     admins = cfg.admins
     return base.model_copy(update={
-        "prhub_slack_admins": tuple(dict.fromkeys((*base.prhub_slack_admins, *admins.get("slack", ())))),
-        "prhub_feishu_admins": tuple(dict.fromkeys((*base.prhub_feishu_admins, *admins.get("feishu", ())))),
-    })
+        p.admins_field: tuple(dict.fromkeys((*getattr(base, p.admins_field), *admins.get(name, ()))))
+        for name, p in platforms.registry().items() if p.admins_field})
 
 
 def load(path: str | Path | None = None, *, require_file: bool = False) -> Config:
@@ -646,7 +558,7 @@ def load(path: str | Path | None = None, *, require_file: bool = False) -> Confi
 def config_schema() -> dict[str, Any]:
     """The JSON schema of the config file (``prhub config schema``): destinations in either form
     (``{platform, target}`` or the ``{<platform>: <target>}`` shorthand), admins by platform."""
-    schema = FileConfig.model_json_schema()
+    schema = file_config_class().model_json_schema()
     defs = schema.setdefault("$defs", {})
     full = DestinationConfig.model_json_schema()
     extra = {k: v for k, v in full["properties"].items() if k not in ("platform", "target")}

@@ -77,9 +77,23 @@ def _missing(settings: Any) -> tuple[str, ...]:
                                           ("FEISHU_APP_SECRET", settings.feishu_app_secret)) if not value)
 
 
+
+def _settings() -> type:
+    from adapters.feishu.settings import FeishuSettings
+
+    return FeishuSettings
+
+
+def _chat_keys() -> dict[str, str]:
+    from adapters.feishu.settings import CHAT_KEYS
+
+    return CHAT_KEYS
+
+
 register(Platform(name="feishu", credentials="FEISHU_APP_ID and FEISHU_APP_SECRET", can_send=lambda s: s.feishu_enabled,
                   delivery=_delivery, wants_inbound=lambda s: bool(s.feishu_app_id or s.feishu_app_secret),
-                  mount=_mount, admins=lambda s: s.admins("feishu"),
+                  mount=_mount, admins=lambda s: frozenset(s.prhub_feishu_admins), admins_field="prhub_feishu_admins",
+                  settings=_settings, chat_keys=_chat_keys(),
                   inbound_problem=lambda s: s.feishu_problem() or s.feishu_deaf(),
                   missing=_missing, doctor=_doctor, connect=_connect, payload=_payload,
                   loggers=("Lark",), request_loggers=("Lark",), title="Feishu"))

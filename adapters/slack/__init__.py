@@ -80,10 +80,24 @@ def _cli() -> Any:
     return slack_app
 
 
+
+def _settings() -> type:
+    from adapters.slack.settings import SlackSettings
+
+    return SlackSettings
+
+
+def _chat_keys() -> dict[str, str]:
+    from adapters.slack.settings import CHAT_KEYS
+
+    return CHAT_KEYS
+
+
 register(Platform(name="slack", credentials="SLACK_BOT_TOKEN", can_send=lambda s: bool(s.slack_bot_token),
                   delivery=_delivery,
                   wants_inbound=lambda s: bool(s.slack_bot_token or s.slack_signing_secret or s.slack_app_token),
-                  mount=_mount, admins=lambda s: s.admins("slack"), inbound_problem=lambda s: s.slack_problem(),
+                  mount=_mount, admins=lambda s: frozenset(s.prhub_slack_admins), admins_field="prhub_slack_admins",
+                  settings=_settings, chat_keys=_chat_keys(), inbound_problem=lambda s: s.slack_problem(),
                   missing=lambda s: () if s.slack_bot_token else ("SLACK_BOT_TOKEN",),
                   doctor=_doctor, connect=_connect, payload=_payload,
                   loggers=("slack_bolt", "adapters.slack.bolt"), cli=_cli, title="Slack"))
