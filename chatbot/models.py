@@ -261,6 +261,13 @@ class Theme(Frozen):
     weight: float
     prs: tuple[int, ...]
     summary: str
+    size: int = 0
+    """PRs of the week in the storyline (``prs`` cites the most newsworthy of them); 0: ``len(prs)``."""
+
+    @property
+    def total(self) -> int:
+        """How many PRs the storyline holds: :attr:`size`, or the cited ones when it is not set."""
+        return self.size or len(self.prs)
 
 
 class SentenceMark(Frozen):

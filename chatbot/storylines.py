@@ -181,7 +181,7 @@ def plan(
         chosen.append((weight, g))
     chosen += sorted(kept, key=lambda wg: (wg[1].key != HARDENING, -wg[0], wg[1].name))
     themes = [Theme(module=g.key, name=g.name, weight=weight, prs=tuple(p.number for p in g.prs[:_told(g.prs, cited)]),
-                    summary=_sentence(g, gists, lang, cited)) for weight, g in chosen]
+                    summary=_sentence(g, gists, lang, cited), size=len(g.prs)) for weight, g in chosen]
     group_of = {p.number: g.key for g in groups.values() for p in g.prs}
     return StorylinePlan(themes=tuple(themes), group_of=group_of, names={g.key: g.name for g in groups.values()},
                          left_out=left_out)

@@ -20,7 +20,7 @@ def takeaways(d: DigestText) -> tuple[str, ...]:
     lang = d.lang
     out: list[str] = []
     if d.themes:
-        items = tr(lang, "sep").join(tr(lang, "take.theme", name=t.name, n=len(t.prs)) for t in d.themes[:3])
+        items = tr(lang, "sep").join(tr(lang, "take.theme", name=t.name, n=t.total) for t in d.themes[:3])
         out.append(tr(lang, "take.shipped", items=items))
     if d.risks:
         items = tr(lang, "take.risk_sep").join(

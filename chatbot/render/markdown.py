@@ -154,7 +154,7 @@ class _Helpers:
 
     def directions(self, themes: Iterable[Any]) -> str:
         """Storyline names with their PR counts (the PRs are named in the highlights)."""
-        return self.join(self.count(md_text(th.name), len(th.prs)) for th in themes)
+        return self.join(self.count(md_text(th.name), th.total) for th in themes)
 
 
 def render_markdown(digest: DigestText) -> str:

@@ -7,6 +7,7 @@ import re
 import pytest
 
 from tests.digests import written_digest
+from chatbot.render.markdown import render_markdown
 from chatbot.rules import parse_rules, shipped_rules
 from chatbot.storylines import series_stem
 from chatbot.takeaways import headline, takeaways
@@ -90,9 +91,17 @@ def test_series_stems_and_topics_from_the_rules_file():
 def test_takeaways_lead_and_the_headline_is_the_first(w20):
     bullets = takeaways(w20)
     assert bullets == (  # only the recommendation names PRs (the highlights and observations do)
-        "Shipped: DeepSeek-V4 (5 PRs), speculative decoding (5 PRs), DeepSeek (5 PRs).",
+        "Shipped: DeepSeek-V4 (10 PRs), speculative decoding (7 PRs), DeepSeek (8 PRs).",  # as their sentences count
         "Watch: revert (1 PR); follow-up fix (5 PRs).",
         "Do: Open a tracking issue to re-land what the PRs of risk 1 reverted, with a test that reproduces the "
         "failure, so the work is not lost.",
     )
     assert headline(w20) == bullets[0]
+
+
+def test_a_storyline_is_counted_alike_in_its_sentence_the_takeaways_and_the_summary(w20):
+    md = render_markdown(w20)
+    for th in w20.themes:
+        assert th.summary.startswith(f"{th.total} PRs: ") and th.total >= len(th.prs)
+        assert f"{th.name} ({th.total})" in md  # the summary's main directions
+    assert takeaways(w20)[0].startswith(f"Shipped: {w20.themes[0].name} ({w20.themes[0].total} PRs)")
