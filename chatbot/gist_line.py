@@ -37,14 +37,15 @@ def new_gist(p: AnalyzedPR) -> str:
     return "" if p.gist_source == "title" or repeats_title(p.gist, p.title) else p.gist
 
 
-def clip_words(text: str, limit: int) -> str:
-    """``text`` cut to at most ``limit`` characters at a word boundary, ``…`` marking the cut
-    (unchanged when it fits or ``limit`` is 0)."""
+def clip_words(text: str, limit: int, trim: str = " ,;:.") -> str:
+    """``text`` cut to at most ``limit`` characters at a word boundary (the last space past half of
+    it), the ``trim`` characters taken off the cut end and ``…`` marking the cut (unchanged when it
+    fits or ``limit`` is 0)."""
     if not limit or len(text) <= limit:
         return text
     cut = text[: limit - 1]
     space = cut.rfind(" ")
-    return (cut[:space] if space > limit // 2 else cut).rstrip(" ,;:.") + "…"
+    return (cut[:space] if space > limit // 2 else cut).rstrip(trim) + "…"
 
 
 def shown_gist(p: AnalyzedPR, lang: str, limit: int = 0) -> str:

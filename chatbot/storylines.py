@@ -31,6 +31,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from chatbot.gist import title_without_tags
+from chatbot.gist_line import clip_words
 from chatbot.globs import PathMatcher
 from chatbot.i18n import tr
 from chatbot.models import AnalyzedPR, FileChange, Theme
@@ -84,12 +85,7 @@ def _topic_patterns(rules: Rules) -> list[tuple[str, str, re.Pattern[str]]]:
 
 
 def _clip(text: str, limit: int = LEAD_CHARS) -> str:
-    text = text.rstrip(".")
-    if len(text) <= limit:
-        return text
-    cut = text[: limit - 1]
-    space = cut.rfind(" ")
-    return (cut[:space] if space > limit // 2 else cut).rstrip(" ,;:") + "…"
+    return clip_words(text.rstrip("."), limit, trim=" ,;:")
 
 
 def _sentence(group: _Group, gists: dict[int, tuple[str, tuple[str, ...]]], lang: str, cited: int) -> str:
