@@ -10,7 +10,7 @@ import os
 from collections.abc import Callable
 from datetime import datetime
 
-from chatbot.cards import Card, Section, digest_cards
+from chatbot.cards import Attachment, Card, Section, digest_cards
 from chatbot.digest import repo_from_urls
 from chatbot.errors import InputError
 from chatbot.i18n import lang_or
@@ -69,10 +69,15 @@ def ask(
     lang: str | None,
     fmt: str,
     clock: Callable[[], datetime] = SYSTEM_CLOCK.now,
+    files: Callable[[Attachment, DigestCache, Rules], None] | None = None,
 ) -> str:
     """Answer one query from PR files; now = the newest ``mergedAt`` of the input. The files are
     the whole history (PR numbers of any of their weeks, new contributors); an answer about the
     newest week says "so far" only while that week is not over by ``clock`` (the real time).
+
+    ``files(attachment, provider, rules)``: called when the answer carries a file (the full report,
+    as in chat where no public URL is set) with what renders it
+    (:func:`prhub.report.report_attachment`); the CLI renders and writes it when ``--out`` asks.
 
     Raises:
         InputError: no input, unreadable input, unknown repository, zone or rules.
@@ -86,12 +91,18 @@ def ask(
         raise InputError("the input holds no PRs: there is nothing to answer from")
     rules = bootstrap.rules_for(repo_name, rules_file)
     provider = DigestCache(parsed.prs, repo=repo_name, rules=rules, tz=tz)
-    return ask_cache(text, provider, rules=rules, tz=tz, lang=lang, fmt=fmt, clock=clock)
+    cards: list[Card] = []
+    out = ask_cache(text, provider, rules=rules, tz=tz, lang=lang, fmt=fmt, clock=clock, answered=cards.append)
+    attachment = cards[0].attachment if cards else None
+    if attachment is not None and files is not None:
+        files(attachment, provider, rules)
+    return out
 
 
 def ask_cache(text: str, provider: DigestCache, *, rules: Rules, tz: str, lang: str | None, fmt: str,
-              clock: Callable[[], datetime] = SYSTEM_CLOCK.now) -> str:
-    """:func:`ask` on PRs already read (``provider``: its PRs are the history; now = their newest merge).
+              clock: Callable[[], datetime] = SYSTEM_CLOCK.now, answered: Callable[[Card], None] | None = None) -> str:
+    """:func:`ask` on PRs already read (``provider``: its PRs are the history; now = their newest merge);
+    ``answered`` is given the answer card before it is rendered.
 
     A repository the text names is read as in chat (:mod:`chatbot.repo_mention`): the input's
     repository is removed from the text ("risks in vllm-project/vllm" asks "risks"); another
@@ -114,6 +125,8 @@ def ask_cache(text: str, provider: DigestCache, *, rules: Rules, tz: str, lang: 
                       report_url=lambda w: report_url(provider.repo, w), history=provider.history, so_far=live)
         if reading.unsure:  # "I read this as … — or did you mean: …", as in chat (no buttons here)
             card = offer(card, query, reading.alternatives, index, repo=provider.repo, buttons=False)
+    if answered is not None:
+        answered(card)
     if fmt == "json":
         return json.dumps(answer_json(query, card, repo=provider.repo, now=now, tz=tz), indent=2, ensure_ascii=False) + "\n"
     return render_cards([card], fmt)

@@ -354,12 +354,33 @@ def ask_cmd(
     tz: Annotated[str, typer.Option(help="IANA time zone of the week windows")] = "UTC",
     lang: Annotated[Optional[Lang], typer.Option(help="answer language (default: the query's language)")] = None,
     format: Annotated[AskFormat, typer.Option("--format", "-f", help="text, a chat platform's payload, or json: {intent, repo, week, prs, card}")] = AskFormat.text,  # type: ignore[attr-defined]
+    out: Annotated[Optional[Path], typer.Option("--out", "-o", help="where to write a file the answer attaches (the full report: PDF, or HTML without a CJK font)")] = None,
 ) -> None:
     """Answer one chat query from PR files, as the bot would (now = the newest merge of the input)."""
+    from chatbot.cards import Attachment
+    from chatbot.queries import DigestCache
+    from chatbot.rules import Rules as RepoRules
     from prhub.chat import ask
+    from prhub.output import write_file
 
-    sys.stdout.write(ask(query, inputs=input, sample=sample, repo=repo, rules_file=rules, tz=tz,
-                         lang=lang.value if lang else None, fmt=format.value))
+    wrote: list[Path] = []
+
+    def attached(attachment: Attachment, provider: DigestCache, repo_rules: RepoRules) -> None:
+        if out is None:
+            typer.echo(f"the answer attaches the full report of {attachment.week}: pass --out FILE to write it", err=True)
+            return
+        from prhub.report import report_attachment
+
+        upload = report_attachment(attachment, provider, repo_rules)
+        write_file(out, upload.data)
+        wrote.append(out)
+        typer.echo(f"wrote {upload.kind.upper()} {upload.filename} ({len(upload.data):,} bytes) to {out}", err=True)
+
+    text = ask(query, inputs=input, sample=sample, repo=repo, rules_file=rules, tz=tz,
+               lang=lang.value if lang else None, fmt=format.value, files=attached)
+    sys.stdout.write(text)
+    if out is not None and not wrote:
+        typer.echo(f"--out {out}: not written: this answer attaches no file (ask for the full report)", err=True)
 
 
 class ProseFormat(str, Enum):

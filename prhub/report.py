@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from pathlib import Path
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from chatbot.digest import build_digest, input_window, write
 from chatbot.digest_service import DigestService
@@ -28,6 +28,10 @@ from chatbot.render.html import ArchiveWeek, ChartImage, PageLink, render_archiv
 from chatbot.render.trends import render_trends_markdown
 from chatbot.rules import Rules
 from chatbot.weeks import IsoWeek, load_zone
+
+if TYPE_CHECKING:
+    from chatbot.cards import Attachment
+    from chatbot.queries import DigestCache
 
 log = logging.getLogger(__name__)
 
@@ -274,6 +278,18 @@ def report_pdf(report: Report) -> bytes:
     from adapters.report.pdf import html_to_pdf
 
     return html_to_pdf(report_html(report))
+
+
+def report_attachment(attachment: Attachment, provider: DigestCache, rules: Rules) -> FileUpload:
+    """The file an answer attaches: the full report of ``attachment.week`` in its
+    language, with history from ``provider``'s PRs (:func:`report_file`: the PDF, or the
+    HTML page when no CJK font can print it).
+
+    Raises:
+        InputError: a bad week.
+    """
+    digest = provider.digest(IsoWeek.parse(attachment.week), attachment.lang)
+    return report_file(build_report(digest, PrList(provider.prs), rules))
 
 
 def report_file(report: Report, *, pdf: Callable[[], bytes] | None = None) -> FileUpload:

@@ -128,3 +128,25 @@ def test_hostile_300_pr_week_stays_within_platform_limits(tmp_path):
         seen |= {n for n in risky if f"[#{n}](https://github.com/vllm-project/vllm/pull/{n})" in raw}
     assert seen and seen <= risky and len(cards) <= 4
     assert "已显示 80 个中的 8 个，全部见完整报告" in json.dumps(cards, ensure_ascii=False)
+
+
+def test_ask_full_report_writes_the_attached_file_to_out(tmp_path):
+    """The chat "full report" answer attaches the report; ``prhub ask`` writes it where ``--out`` says
+    (the PDF of the sample week, in the query's language), says where on stderr, and without ``--out``
+    says how to get it instead of promising a file that never comes."""
+    out = tmp_path / "report.pdf"
+    r = prhub("ask", "--sample", "完整报告", "--out", str(out))
+    assert r.returncode == 0, r.stderr
+    assert "2026-W20 的完整报告随后以文件发送" in r.stdout
+    data = out.read_bytes()
+    assert data.startswith(b"%PDF-") and len(data) > 100_000
+    assert f"wrote PDF vllm-project-vllm-2026-W20-zh.pdf ({len(data):,} bytes) to {out}" in r.stderr
+
+    r = prhub("ask", "--sample", "full report")
+    assert r.returncode == 0 and "follows as a file" in r.stdout
+    assert r.stderr.strip() == "the answer attaches the full report of 2026-W20: pass --out FILE to write it"
+
+    other = tmp_path / "risks.pdf"
+    r = prhub("ask", "--sample", "risks", "--out", str(other))
+    assert r.returncode == 0 and not other.exists()
+    assert "not written: this answer attaches no file" in r.stderr
