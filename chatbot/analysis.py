@@ -289,6 +289,8 @@ def analyze_prs(
     for later in sorted(context.values(), key=lambda p: (p.merged_at, p.number)):
         if later.number in week_nums or later.merged_at < window_start:
             continue  # this week's bugfixes are found below; earlier PRs cannot fix this week's
+        if week_nums.isdisjoint(cited_numbers(later)):
+            continue  # its target is a PR it cites: one it does not cite is none of this week's (no labelling needed)
         later_start = IsoWeek.containing(later.merged_at, zone).window(zone)[0]
         target = follow_up_target(later, labels_for(later, rules, classify), context,
                                   later_start - timedelta(days=FOLLOW_UP_DAYS), parse_revert(later.title) is not None)

@@ -22,6 +22,7 @@ from chatbot.analysis import PRAnalysis, analyze_prs
 from chatbot.reverts import RevertGraph
 from chatbot.errors import InputError
 from chatbot.gist import extract_gist
+from chatbot.history import WeekStats
 from chatbot.phrases import say
 from chatbot.review_findings import risk_findings
 from chatbot.risks.observations import NAMED_MAX, observations
@@ -415,7 +416,33 @@ def digest_from(wa: WeekAnalysis, lang: str, *, skipped_records: int = 0,
     )
 
 
-def _average_importance(analyzed: Sequence[AnalyzedPR], n: int) -> float:
+def analysis_stats(wa: WeekAnalysis) -> WeekStats:
+    """The :class:`~chatbot.history.WeekStats` of an analysed week without writing it: the same numbers as
+    ``week_stats(digest_from(wa, lang))`` in any language (PR total, key PRs, average importance,
+    authors, label/module/risk-tag counts), with no storylines, observations or text — what a trend row
+    reads (``prhub/report.py`` ``trends_for``)."""
+    analyses, rules = wa.analyses, wa.rules
+    reverted = wa.graph.reverted_by
+    eligible = sum(1 for a in analyses if reverted.get(a.pr.number) is None and not a.docs_only and not a.ci_only)
+    return WeekStats(
+        week=str(wa.week),
+        total_prs=len(wa.week_prs),
+        key_prs=min(eligible, rules.key_prs),
+        avg_importance=_average_importance(analyses, len(wa.week_prs)),
+        contributors=len(_contributors(wa.week_prs)),
+        label_counts=_counts(lb for a in analyses for lb in a.labels),
+        module_counts=_counts(m for a in analyses for m in a.modules),
+        risk_tag_counts=_counts(t for a in analyses for t in a.risk_tags),
+    )
+
+
+def analysis_module_names(wa: WeekAnalysis, lang: str) -> dict[str, str]:
+    """``digest_from(wa, lang).module_names`` without writing the digest: the display name in ``lang`` of
+    every module a PR of the week touches, in the rules' order."""
+    return _module_names(wa.analyses, wa.rules, lang)
+
+
+def _average_importance(analyzed: Sequence[AnalyzedPR | PRAnalysis], n: int) -> float:
     """The mean importance of the week's ``n`` PRs, to one decimal (0.0 for an empty week)."""
     return round(sum(p.importance for p in analyzed) / n + 1e-9, 1) if n else 0.0
 
@@ -465,7 +492,7 @@ def _coauthor_share(week_prs: Sequence[PullRequest], pattern: RegexSet | None) -
     return round(hits / n, 3) if n else 0.0
 
 
-def _module_names(analyzed: Sequence[AnalyzedPR], rules: Rules, lang: str) -> dict[str, str]:
+def _module_names(analyzed: Sequence[AnalyzedPR | PRAnalysis], rules: Rules, lang: str) -> dict[str, str]:
     """The display name in ``lang`` of every module a PR of the week touches, in the rules' order."""
     module_ids = {m for p in analyzed for m in p.modules}
     order = rules.compiled.module_order

@@ -17,11 +17,11 @@ from datetime import datetime, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
-from chatbot.digest import build_digest, input_window, write
+from chatbot.digest import analysis_module_names, analysis_stats, build_digest, check_lang, input_window
 from chatbot.digest_service import DigestService
 from chatbot.errors import InputError
 from chatbot.i18n import langs, tr
-from chatbot.history import Trends, WeekHistory, WeekStats, build_trends, week_history, week_stats
+from chatbot.history import Trends, WeekHistory, WeekStats, build_trends, week_history
 from chatbot.models import DigestText, PullRequest
 from chatbot.ports import FileUpload
 from chatbot.render.html import ArchiveWeek, ChartImage, PageLink, render_archive_html, render_html, render_trends_html
@@ -166,8 +166,7 @@ def history_for(lookup: PrLookup, digest: DigestText, rules: Rules, *,
         previous = next((st for st in known if st.week == str(prev)), None)
     if stored and previous is None:
         prev_prs = lookup.merged_between(digest.repo, pstart - timedelta(days=CONTEXT_DAYS), start)
-        previous = week_stats(write(build_digest(prev_prs, repo=digest.repo, week=prev, rules=rules, tz=digest.tz),
-                                    digest.lang))
+        previous = analysis_stats(build_digest(prev_prs, repo=digest.repo, week=prev, rules=rules, tz=digest.tz).analysis)
     oldest = lookup.oldest_merged_at(digest.repo)
     history_start = IsoWeek.containing(oldest, zone) if oldest is not None and oldest < start else None
     weeks = 0
@@ -182,8 +181,11 @@ def history_for(lookup: PrLookup, digest: DigestText, rules: Rules, *,
 
 def trends_for(lookup: PrLookup, repo: str, weeks: Sequence[IsoWeek], tz: str, rules: Rules, lang: str,
                *, keep_empty: bool = False) -> Trends:
-    """Trends over ``weeks`` (increasing): one query for the whole range, one digest per week.
+    """Trends over ``weeks`` (increasing): one query for the whole range, one analysis per week.
 
+    A row's figures are read from the week's analysis (:func:`chatbot.digest.analysis_stats`: the
+    numbers of its digest, without writing storylines, observations or text; the store holds no
+    classification of PRs to aggregate instead).
     A week without PRs inside the stored history is an empty week (count 0); weeks before the oldest
     stored PR are left out (the store cannot tell them from weeks never imported), unless ``keep_empty``.
     """
@@ -193,12 +195,14 @@ def trends_for(lookup: PrLookup, repo: str, weeks: Sequence[IsoWeek], tz: str, r
     first, _ = weeks[0].utc_window(zone)
     _, last = weeks[-1].utc_window(zone)
     pool = PrList(lookup.merged_between(repo, first - timedelta(days=CONTEXT_DAYS), last))
+    check_lang(lang)
+    service = lookup_service(pool, rules, tz, cache_size=1)
     stats: list[WeekStats] = []
     names: dict[str, str] = {}
     for w in weeks:
-        d = week_digest(pool, repo, w, tz, rules, lang)
-        stats.append(week_stats(d))
-        names.update(d.module_names)
+        wa = service.analysis(repo, w)
+        stats.append(analysis_stats(wa))
+        names.update(analysis_module_names(wa, lang))
     lead = next((i for i, st in enumerate(stats) if st.total_prs), len(stats))
     if lead and not keep_empty:
         # leading empty weeks count only when something older is stored (a gap, not missing history)
