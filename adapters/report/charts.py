@@ -1,7 +1,10 @@
-"""Charts of a digest (and of its recent weeks) as PNG images: matplotlib with the Agg backend.
+"""Charts of a digest (and of its recent weeks) as PNG images: matplotlib's ``Figure`` on an Agg canvas
+(no pyplot: no figure manager, no backend switch).
 
 The data behind every chart comes from the pure ``*_series`` functions (deterministic: same digest,
-same lists); :func:`chart_images` draws them. Chinese charts (and charts whose labels hold Chinese
+same lists); :func:`chart_images` draws them. A chart's PNG is cached in the process by a hash of
+what it is drawn from (its series, its texts, the font chosen and :data:`CHART_VERSION`), so a report
+page, its PDF and the chat chart of the same week draw each chart once. Chinese charts (and charts whose labels hold Chinese
 text) use Noto Sans CJK SC, registered with matplotlib from the file fontconfig reports the first time
 one is drawn; English charts use DejaVu Sans and never look the CJK font up. PNG bytes are
 written without a timestamp, but need not be identical across matplotlib or FreeType versions.
@@ -9,10 +12,13 @@ written without a timestamp, but need not be identical across matplotlib or Free
 
 from __future__ import annotations
 
+import hashlib
 import io
 import threading
-from collections.abc import Sequence
+from collections import OrderedDict
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from chatbot.history import Trends
 from chatbot.i18n import tr
@@ -22,9 +28,15 @@ from chatbot.render.html import ChartImage
 from adapters.report.fonts import find_cjk_font, needs_cjk
 
 PALETTE = ("#0969da", "#1a7f37", "#bf8700", "#cf222e", "#8250df", "#1b7c83", "#bc4c00", "#57606a")
-_LOCK = threading.Lock()  # pyplot's state is global: draw one chart at a time
-_BACKEND: list[str] = []  # "Agg" once selected
+_LOCK = threading.Lock()  # the font rcParams are global: draw one chart at a time
 _CJK_FAMILY: list[str] = []  # the registered CJK family ("" when none is installed), once looked up
+DPI = 120
+"""Pixels per inch of the PNGs (the figures are laid out at matplotlib's default 100, as before)."""
+CHART_VERSION = "2"
+"""Part of every cache key: bump it when a change to the drawing code changes the PNGs."""
+CACHE_SIZE = 64
+"""PNGs kept in the process cache (least recently used dropped first; ~30 KB each)."""
+_CACHE: OrderedDict[str, bytes] = OrderedDict()
 
 
 @dataclass(frozen=True)
@@ -68,16 +80,11 @@ def trend_series(trends: Trends, labels: int = 4) -> TrendSeries:
     return TrendSeries(weeks, totals, series)
 
 
-def _setup(cjk: bool) -> None:
-    """Select Agg (once per process) and the chart font: DejaVu Sans, with the CJK font first only when
-    ``cjk`` (a Chinese chart, or Chinese text in its labels). The CJK font files are looked up
-    (``fc-list``) and registered with matplotlib the first time a chart needs them, so English charts
-    never pay for them (issue 13). Call with ``_LOCK`` held."""
-    import matplotlib
-
-    if not _BACKEND:
-        matplotlib.use("Agg", force=True)
-        _BACKEND.append("Agg")
+def _setup(cjk: bool) -> str:
+    """Set the chart font and return its family ("" for DejaVu Sans alone): DejaVu Sans, with the CJK
+    font first only when ``cjk`` (a Chinese chart, or Chinese text in its labels). The CJK font files
+    are looked up (``fc-list``) and registered with matplotlib the first time a chart needs them, so
+    English charts never pay for them (issue 13). Call with ``_LOCK`` held."""
     from matplotlib import font_manager, rcParams
 
     if cjk and not _CJK_FAMILY:
@@ -91,6 +98,34 @@ def _setup(cjk: bool) -> None:
     rcParams["font.sans-serif"] = ([family] if family else []) + ["DejaVu Sans"]
     rcParams["axes.unicode_minus"] = False
     rcParams["svg.hashsalt"] = "prhub"
+    return family
+
+
+def _figure(**kw: Any) -> Any:
+    """A matplotlib ``Figure`` on its own Agg canvas (``kw``: ``figsize`` and the like), outside pyplot:
+    nothing to close, no figure manager."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
+    fig = Figure(**kw)
+    FigureCanvasAgg(fig)
+    return fig
+
+
+def _cached(family: str, kind: str, data: object, draw: Callable[[], bytes]) -> bytes:
+    """The PNG of chart ``kind`` drawn from ``data`` (its series and texts, a repr-stable value) with
+    font ``family``: from the process cache, else ``draw()`` (then kept; at most :data:`CACHE_SIZE`).
+    Call with ``_LOCK`` held."""
+    key = hashlib.sha256(repr((CHART_VERSION, DPI, family, kind, data)).encode("utf-8")).hexdigest()
+    png = _CACHE.get(key)
+    if png is not None:
+        _CACHE.move_to_end(key)
+        return png
+    png = draw()
+    _CACHE[key] = png
+    while len(_CACHE) > CACHE_SIZE:
+        _CACHE.popitem(last=False)
+    return png
 
 
 def _wants_cjk(lang: str, *texts: str) -> bool:
@@ -101,7 +136,7 @@ def _wants_cjk(lang: str, *texts: str) -> bool:
 
 def _png(fig: object) -> bytes:
     buf = io.BytesIO()
-    fig.savefig(buf, format="png", dpi=120, metadata={"Software": None})  # type: ignore[attr-defined]
+    fig.savefig(buf, format="png", dpi=DPI, metadata={"Software": None})  # type: ignore[attr-defined]
     return buf.getvalue()
 
 
@@ -127,68 +162,74 @@ def _top(values: Sequence[float]) -> float:
 
 
 def _hbar(items: Sequence[tuple[str, int]], title: str, color: str) -> bytes:
-    import matplotlib.pyplot as plt
-
     names = [_tick(n) for n, _ in items][::-1]
     values = [v for _, v in items][::-1]
-    fig, ax = plt.subplots(figsize=(6.4, 0.3 * max(len(items), 3) + 0.9))
-    try:
-        bars = ax.barh(range(len(names)), values, color=color, tick_label=names)  # two equal ticks stay two bars
-        ax.bar_label(bars, padding=2, fontsize=7)
-        ax.set_title(title, fontsize=10, loc="left")
-        ax.set_xlim(0, _top(values) * 1.12)
-        _style(ax)
-        fig.tight_layout()
-        return _png(fig)
-    finally:
-        plt.close(fig)
+    fig = _figure(figsize=(6.4, 0.3 * max(len(items), 3) + 0.9))
+    ax = fig.subplots()
+    bars = ax.barh(range(len(names)), values, color=color, tick_label=names)  # two equal ticks stay two bars
+    ax.bar_label(bars, padding=2, fontsize=7)
+    ax.set_title(title, fontsize=10, loc="left")
+    ax.set_xlim(0, _top(values) * 1.12)
+    _style(ax)
+    fig.tight_layout()
+    return _png(fig)
 
 
-def _modules(points: Sequence[ModulePoint], lang: str) -> bytes:
-    import matplotlib.pyplot as plt
-
+def _modules(points: Sequence[ModulePoint], title: str, prs_title: str, churn_title: str) -> bytes:
     names = [_tick(p.name) for p in points][::-1]
-    fig, (ax1, ax2) = plt.subplots(1, 2, sharey=True, figsize=(6.4, 0.3 * max(len(points), 3) + 1.0))
-    try:
-        b1 = ax1.barh(range(len(names)), [p.prs for p in points][::-1], color=PALETTE[0], tick_label=names)
-        ax1.bar_label(b1, padding=2, fontsize=7)
-        ax1.set_title(tr(lang, "chart.modules.prs"), fontsize=9, loc="left")
-        ax1.set_xlim(0, _top([p.prs for p in points]) * 1.18)
-        b2 = ax2.barh(range(len(names)), [p.churn / 1000 for p in points][::-1], color=PALETTE[2])
-        ax2.bar_label(b2, labels=[f"{p.churn / 1000:.1f}" for p in points][::-1], padding=2, fontsize=7)
-        ax2.set_title(tr(lang, "chart.modules.churn"), fontsize=9, loc="left")
-        ax2.set_xlim(0, _top([p.churn / 1000 for p in points]) * 1.2)
-        for ax in (ax1, ax2):
-            _style(ax)
-        fig.suptitle(tr(lang, "chart.modules"), fontsize=10, x=0.02, ha="left")
-        fig.tight_layout()
-        return _png(fig)
-    finally:
-        plt.close(fig)
+    fig = _figure(figsize=(6.4, 0.3 * max(len(points), 3) + 1.0))
+    ax1, ax2 = fig.subplots(1, 2, sharey=True)
+    b1 = ax1.barh(range(len(names)), [p.prs for p in points][::-1], color=PALETTE[0], tick_label=names)
+    ax1.bar_label(b1, padding=2, fontsize=7)
+    ax1.set_title(prs_title, fontsize=9, loc="left")
+    ax1.set_xlim(0, _top([p.prs for p in points]) * 1.18)
+    b2 = ax2.barh(range(len(names)), [p.churn / 1000 for p in points][::-1], color=PALETTE[2])
+    ax2.bar_label(b2, labels=[f"{p.churn / 1000:.1f}" for p in points][::-1], padding=2, fontsize=7)
+    ax2.set_title(churn_title, fontsize=9, loc="left")
+    ax2.set_xlim(0, _top([p.churn / 1000 for p in points]) * 1.2)
+    for ax in (ax1, ax2):
+        _style(ax)
+    fig.suptitle(title, fontsize=10, x=0.02, ha="left")
+    fig.tight_layout()
+    return _png(fig)
 
 
-def _trend(series: TrendSeries, lang: str) -> bytes:
-    import matplotlib.pyplot as plt
-
+def _trend(series: TrendSeries, title: str, total: str) -> bytes:
     x = list(range(len(series.weeks)))
     short = [w[2:] if len(w) > 4 else w for w in series.weeks]  # 26-W20
-    fig, ax = plt.subplots(figsize=(6.4, 3.2))
-    try:
-        bars = ax.bar(x, series.totals, color="#d0e4fb", label=tr(lang, "chart.trend.total"))
-        ax.bar_label(bars, padding=1, fontsize=7)
-        for i, (name, values) in enumerate(series.labels):
-            ax.plot(x, values, marker="o", markersize=3, linewidth=1.5, color=PALETTE[(i + 1) % len(PALETTE)],
-                    label=_tick(name))
-        ax.set_xticks(x, short)
-        ax.set_ylim(0, _top(series.totals) * 1.15)
-        ax.set_title(tr(lang, "chart.trend", n=len(series.weeks)), fontsize=10, loc="left")
-        ax.legend(fontsize=7, frameon=False, ncol=min(5, len(series.labels) + 1), loc="upper left",
-                  bbox_to_anchor=(0, -0.1))
-        _style(ax)
-        fig.tight_layout()
-        return _png(fig)
-    finally:
-        plt.close(fig)
+    fig = _figure(figsize=(6.4, 3.2))
+    ax = fig.subplots()
+    bars = ax.bar(x, series.totals, color="#d0e4fb", label=total)
+    ax.bar_label(bars, padding=1, fontsize=7)
+    for i, (name, values) in enumerate(series.labels):
+        ax.plot(x, values, marker="o", markersize=3, linewidth=1.5, color=PALETTE[(i + 1) % len(PALETTE)],
+                label=_tick(name))
+    ax.set_xticks(x, short)
+    ax.set_ylim(0, _top(series.totals) * 1.15)
+    ax.set_title(title, fontsize=10, loc="left")
+    ax.legend(fontsize=7, frameon=False, ncol=min(5, len(series.labels) + 1), loc="upper left",
+              bbox_to_anchor=(0, -0.1))
+    _style(ax)
+    fig.tight_layout()
+    return _png(fig)
+
+
+def _hbar_chart(family: str, items: Sequence[tuple[str, int]], title: str, color: str) -> bytes:
+    """:func:`_hbar`'s PNG through the cache (call with ``_LOCK`` held)."""
+    return _cached(family, "hbar", (tuple(items), title, color), lambda: _hbar(items, title, color))
+
+
+def _modules_chart(family: str, points: Sequence[ModulePoint], lang: str) -> bytes:
+    """:func:`_modules`' PNG in ``lang`` through the cache (call with ``_LOCK`` held)."""
+    texts = (tr(lang, "chart.modules"), tr(lang, "chart.modules.prs"), tr(lang, "chart.modules.churn"))
+    return _cached(family, "modules", (tuple(points), texts), lambda: _modules(points, *texts))
+
+
+def _trend_chart(family: str, series: TrendSeries, lang: str) -> ChartImage:
+    """The trend chart in ``lang`` (its PNG through the cache; call with ``_LOCK`` held)."""
+    title = tr(lang, "chart.trend", n=len(series.weeks))
+    total = tr(lang, "chart.trend.total")
+    return ChartImage("trend", title, _cached(family, "trend", (series, title, total), lambda: _trend(series, title, total)))
 
 
 def chart_images(digest: DigestText, trends: Trends | None = None) -> list[ChartImage]:
@@ -205,16 +246,17 @@ def chart_images(digest: DigestText, trends: Trends | None = None) -> list[Chart
     texts = [n for n, _ in labels] + [m.name for m in modules] + [n for n, _ in people]
     texts += [n for n, _ in series.labels] if series is not None else []
     with _LOCK:
-        _setup(_wants_cjk(lang, *texts))
+        family = _setup(_wants_cjk(lang, *texts))
         if series is not None:
-            out.append(ChartImage("trend", tr(lang, "chart.trend", n=len(series.weeks)), _trend(series, lang)))
+            out.append(_trend_chart(family, series, lang))
         if labels:
-            out.append(ChartImage("labels", tr(lang, "chart.labels"), _hbar(labels, tr(lang, "chart.labels"), PALETTE[0])))
+            out.append(ChartImage("labels", tr(lang, "chart.labels"),
+                                  _hbar_chart(family, labels, tr(lang, "chart.labels"), PALETTE[0])))
         if modules:
-            out.append(ChartImage("modules", tr(lang, "chart.modules"), _modules(modules, lang)))
+            out.append(ChartImage("modules", tr(lang, "chart.modules"), _modules_chart(family, modules, lang)))
         if people:
             out.append(ChartImage("contributors", tr(lang, "chart.contributors"),
-                                  _hbar(people, tr(lang, "chart.contributors"), PALETTE[1])))
+                                  _hbar_chart(family, people, tr(lang, "chart.contributors"), PALETTE[1])))
     return out
 
 
@@ -224,11 +266,12 @@ def main_chart(digest: DigestText) -> ChartImage | None:
     lang = digest.lang
     labels, modules = label_series(digest), module_series(digest)
     with _LOCK:
-        _setup(_wants_cjk(lang, *(n for n, _ in labels), *(m.name for m in modules)))
+        family = _setup(_wants_cjk(lang, *(n for n, _ in labels), *(m.name for m in modules)))
         if labels:
-            return ChartImage("labels", tr(lang, "chart.labels"), _hbar(labels, tr(lang, "chart.labels"), PALETTE[0]))
+            return ChartImage("labels", tr(lang, "chart.labels"),
+                              _hbar_chart(family, labels, tr(lang, "chart.labels"), PALETTE[0]))
         if modules:
-            return ChartImage("modules", tr(lang, "chart.modules"), _modules(modules, lang))
+            return ChartImage("modules", tr(lang, "chart.modules"), _modules_chart(family, modules, lang))
     return None
 
 
@@ -238,5 +281,4 @@ def trend_chart(trends: Trends, lang: str) -> list[ChartImage]:
         return []
     series = trend_series(trends)
     with _LOCK:
-        _setup(_wants_cjk(lang, *(n for n, _ in series.labels)))
-        return [ChartImage("trend", tr(lang, "chart.trend", n=len(trends.weeks)), _trend(series, lang))]
+        return [_trend_chart(_setup(_wants_cjk(lang, *(n for n, _ in series.labels))), series, lang)]
