@@ -173,7 +173,7 @@ def _element(block: Block) -> list[dict[str, Any]]:
         lines = ([_bold(block.heading)] if block.heading else []) + [render_runs(ln) for ln in block.lines]
         return _markdown([ln for ln in lines if ln]) if any(lines) else []
     if isinstance(block, Fields):
-        return _markdown([f"{_bold(f.label)}: {render_runs(f.value, line_start=False)}" for f in block.items]) if block.items else []
+        return _markdown([f"{_bold(f.label)}{block.sep}{render_runs(f.value, line_start=False)}" for f in block.items]) if block.items else []
     if isinstance(block, PRList):
         lines = [_bold(block.heading)] if block.heading else []
         lines += [_item_line(i) for i in block.items]

@@ -105,6 +105,9 @@ class Fields(_Frozen):
 
     kind: Literal["fields"] = "fields"
     items: tuple[FieldItem, ...] = Field(default=(), max_length=10)
+    sep: str = ": "
+    """Between a label and its value where a renderer puts them on one line, in the card's language
+    (the catalog's ``sep.field``: ``": "``, ``"："``)."""
 
 
 class PRItem(_Frozen):
@@ -282,7 +285,7 @@ def block_text(block: Block) -> str:
         lines = [block.heading] if block.heading else []
         return "\n".join(lines + [run_text(ln) for ln in block.lines])
     if isinstance(block, Fields):
-        return "\n".join(f"{f.label}: {run_text(f.value)}" for f in block.items)
+        return "\n".join(f"{f.label}{block.sep}{run_text(f.value)}" for f in block.items)
     if isinstance(block, PRList):
         lines = [block.heading] if block.heading else []
         lines += [pr_item_text(i) for i in block.items]

@@ -69,7 +69,7 @@ def card_to_text(card: Card) -> str:
             lines += [runs_to_text(ln) for ln in block.lines]
         elif isinstance(block, Fields):
             lines.append("")
-            lines += [f"{f.label}: {runs_to_text(f.value)}" for f in block.items]
+            lines += [f"{f.label}{block.sep}{runs_to_text(f.value)}" for f in block.items]
         elif isinstance(block, PRList):
             lines.append("")
             if block.heading:

@@ -106,7 +106,7 @@ def test_digits_mid_line_are_not_entities_in_the_real_weeks(vllm_rules):
     d = written_digest(week_prs("2026-W20"), repo="vllm-project/vllm", week=IsoWeek.parse("2026-W20"), rules=vllm_rules, lang="zh")
     text = "\n".join(markdown_of(c) for c in cards_to_feishu(digest_cards(d)))
     assert not re.findall(r"&#(4[89]|5[0-7]|43);", text)  # no digit or + entity anywhere in this week
-    assert f"**平均重要度**: {d.avg_importance:.1f}" in text and "gpu_model_runner.py" in text
+    assert f"**平均重要度**：{d.avg_importance:.1f}" in text and "gpu_model_runner.py" in text
 
 
 def test_body_size_is_the_request_body_as_sent():
@@ -147,3 +147,22 @@ def test_an_image_block_is_an_img_element_with_its_img_key():
     elements = card_to_feishu_card(card)["body"]["elements"]
     assert elements[-1] == {"tag": "img", "img_key": "img_v2_abc", "alt": {"tag": "plain_text", "content": "标签分布（PR 数）"},
                             "scale_type": "fit_horizontal", "preview": True}
+
+
+def test_field_labels_take_the_languages_colon(vllm_rules):
+    """A label and its value are joined by the card language's ``sep.field``: a full-width colon in
+    Chinese ("作者：Nick Hill"), ": " in English, in the Feishu markdown and the plain text alike."""
+    from chatbot.cards.answers import pr_card
+    from chatbot.render.text import card_to_text
+    from chatbot.weeks import IsoWeek
+    from tests.conftest import week_prs
+    from tests.digests import written_digest
+
+    for lang, author, merged in (("en", "Author: Nick Hill", "**Author**: Nick Hill"),
+                                 ("zh", "作者：Nick Hill", "**作者**：Nick Hill")):
+        d = written_digest(week_prs("2026-W20"), repo="vllm-project/vllm", week=IsoWeek.parse("2026-W20"),
+                           rules=vllm_rules, lang=lang)
+        card = pr_card(next(p for p in d.prs if p.number == 42202), d)
+        assert author in card_to_text(card).splitlines()
+        assert merged in markdown_of(card_to_feishu_card(card))
+        assert (": " in markdown_of(card_to_feishu_card(digest_cards(d)[0]))) is (lang == "en")
