@@ -349,16 +349,19 @@ def digest_report_bytes(digest: DigestText, fmt: str, *, prs: Sequence[PullReque
     Raises:
         InputError / adapters.storage.StoreError / adapters.report.ReportError.
     """
+    from adapters.report.pdf import frozen_heap
+
     from prhub.formats import Rendering, output_format
 
-    if from_store:
-        from prhub import bootstrap
+    with frozen_heap():  # the input PRs are not scanned by every collection the report triggers
+        if from_store:
+            from prhub import bootstrap
 
-        with bootstrap.open_store(db) as store:
-            report = build_report(digest, store, rules)
-    else:
-        report = build_report(digest, PrList(prs or ()), rules)
-    return output_format(fmt).render(Rendering(digest, report))
+            with bootstrap.open_store(db) as store:
+                report = build_report(digest, store, rules)
+        else:
+            report = build_report(digest, PrList(prs or ()), rules)
+        return output_format(fmt).render(Rendering(digest, report))
 
 
 # -- trends ----------------------------------------------------------------------------------------
