@@ -167,8 +167,43 @@ def tr(lang: str, key: str, **values: Any) -> str:
         text = _lookup(DEFAULT_LANG, key)
         if text is None:
             raise KeyError(key)
-    out = text.format(**values) if values else text
+    if not values:
+        out = text
+    elif (script := _script_class(lang)) and (" {" in text or "} " in text):
+        out = _close_script_gaps(_marked(text).format(**values), script)
+    else:
+        out = text.format(**values)
     return _plurals(out) if "(s)" in out else out
+
+
+_OPEN, _CLOSE = "\x00", "\x01"
+"""Marks around an inserted value while a template's spaces are judged (never left in a text)."""
+_FIELD = re.compile(r"(?<!\{)\{[^{}]*\}(?!\})")
+
+
+@lru_cache(maxsize=1024)
+def _marked(template: str) -> str:
+    """``template`` with each ``{field}`` between :data:`_OPEN` and :data:`_CLOSE`."""
+    return _FIELD.sub(lambda m: f"{_OPEN}{m.group(0)}{_CLOSE}", template)
+
+
+@lru_cache(maxsize=64)
+def _script_class(lang: str) -> str:
+    """The ``lang.script`` character class of ``lang`` ("" for a language without one, like English)."""
+    return _catalogs().get(lang, {}).get("lang.script", "") if lang != DEFAULT_LANG else ""
+
+
+@lru_cache(maxsize=16)
+def _gap_rules(script: str) -> tuple[re.Pattern[str], re.Pattern[str]]:
+    return (re.compile(f"(?<={script}) {_OPEN}(?={script})"), re.compile(f"(?<={script}){_CLOSE} (?={script})"))
+
+
+def _close_script_gaps(marked: str, script: str) -> str:
+    """Drop a template's space between two characters of ``script`` where one side is an inserted
+    value: a Chinese template "为 {target}" spaces a PR link ("为 #41035") but not a value that is
+    Chinese itself ("为风险 1 所列的 PR", not "为 风险 1"); spaces inside values are kept."""
+    before, after = _gap_rules(script)
+    return after.sub(_CLOSE, before.sub(_OPEN, marked)).replace(_OPEN, "").replace(_CLOSE, "")
 
 
 _PLURAL = re.compile(r"(?<![\d,.])(\d[\d,]*)((?: [A-Za-z-]+){0,2}) (\w+)\(s\)")

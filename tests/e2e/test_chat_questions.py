@@ -79,7 +79,7 @@ EXAMPLES = [
     ("compare this week with last week", "Trends · vllm-project/vllm · 2 weeks", "217 PRs (+18)", []),
     ("比上周", "趋势 · vllm-project/vllm · 2 周", "217 个 PR (+18)", []),
     # several modules in one subscription (each platform's sender is its own subscriber)
-    ("订阅 MoE 和 量化", "订阅", "已为你订阅 vllm-project/vllm 的 量化（quantization）。", []),
+    ("订阅 MoE 和 量化", "订阅", "已为你订阅 vllm-project/vllm 的量化（quantization）。", []),
     ("subscribe moe and quantization", "Subscriptions",
      "you already subscribed to quantization (quantization) in vllm-project/vllm: nothing changed.", []),
     # a PR of an older stored week, with the revert that reverted it; out of range
