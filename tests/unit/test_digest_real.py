@@ -176,7 +176,10 @@ def test_year_2025_every_week(vllm_rules):
 def test_empty_week_is_valid(vllm_rules):
     d = written_digest(week_prs("2026-W20"), repo="vllm-project/vllm", week=IsoWeek.parse("2026-W30"), rules=vllm_rules)
     assert d.total_prs == 0 and d.key_prs == () and d.avg_importance == 0.0
-    assert "No merged PRs found for 2026-W30." in render_markdown(d)
+    md = render_markdown(d)
+    assert "\n\nNo merged PRs found for 2026-W30.\n\n## Executive summary\n" in md  # a paragraph of its own
+    trends = md.split("## Module and theme trends\n\n", 1)[1].split("\n\n## ", 1)[0]
+    assert trends == "- none"  # every section says "none" rather than standing empty
 
 
 def test_zone_shifts_the_window(vllm_rules):
