@@ -37,7 +37,9 @@ class TopPRsQuery(QueryBase):
         return Filters(modules=self.modules, topics=self.topics, labels=self.labels, words=self.words)
 
 
-PATTERNS = {"en": (r"\btop(?: prs?| pull requests?)?\b|\bkey prs?\b|\bimportant prs?\b",), "zh": ("重点|重要",)}
+PATTERNS = {"en": (r"\btop(?: prs?| pull requests?)?\b|\bkey prs?\b|\bimportant prs?\b",),
+            "zh": ("重点|重要", r"前\s*[0-9]{1,3}\s*(?:个|条)?\s*(?:pr|拉取请求)")}
+"""``前 5 个 PR`` ("the first 5 PRs") asks for the top five like ``top 5 PRs``."""
 _RX = compile_patterns(PATTERNS)
 _BARE = re.compile(r"^(?:(?:show|list|all|the|me|merged|week|s)\s+)*(?:prs?|pull requests?)(?:\s+merged)?$|^(?:所有的?|合并的)?\s*pr$")
 """Only "PRs" (with a week: "PRs 2026-W20", "本周 PR"): the week's key PRs."""

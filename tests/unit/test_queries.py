@@ -168,6 +168,8 @@ def test_message_text_never_raises():
     ("module nosuchthing", "module", {"module": None, "asked": "nosuchthing", "candidates": ()}),
     ("top PRs", "top_prs", {}),
     ("重点PR", "top_prs", {"lang": "zh"}),
+    ("本周前5个PR", "top_prs", {"n": 5, "lang": "zh"}),  # "the first 5 PRs of the week"
+    ("上周前 3 条 PR", "top_prs", {"n": 3, "week": "previous"}),
     ("contributors", "contributors", {}),
     ("贡献者", "contributors", {"lang": "zh"}),
     ("summary", "summary", {}),
