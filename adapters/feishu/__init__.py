@@ -84,16 +84,16 @@ def _settings() -> type:
     return FeishuSettings
 
 
-def _chat_keys() -> dict[str, str]:
-    from adapters.feishu.settings import CHAT_KEYS
-
-    return CHAT_KEYS
+CHAT_KEYS = {"feishu_api_url": "feishu_api_url", "feishu_bot_open_id": "feishu_bot_open_id",
+             "feishu_mode": "prhub_feishu_mode"}
+"""The config file's ``chat:`` keys -> the FeishuSettings field each sets (here, not in
+``settings``: registering must not import pydantic-settings, 0.16 s of ``import prhub.cli``)."""
 
 
 register(Platform(name="feishu", credentials="FEISHU_APP_ID and FEISHU_APP_SECRET", can_send=lambda s: s.feishu_enabled,
                   delivery=_delivery, wants_inbound=lambda s: bool(s.feishu_app_id or s.feishu_app_secret),
                   mount=_mount, admins=lambda s: frozenset(s.prhub_feishu_admins), admins_field="prhub_feishu_admins",
-                  settings=_settings, chat_keys=_chat_keys(),
+                  settings=_settings, chat_keys=CHAT_KEYS,
                   inbound_problem=lambda s: s.feishu_problem() or s.feishu_deaf(),
                   missing=_missing, doctor=_doctor, connect=_connect, payload=_payload,
                   loggers=("Lark",), request_loggers=("Lark",), title="Feishu"))

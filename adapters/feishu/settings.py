@@ -11,11 +11,6 @@ from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 from adapters.platform import SettingsError, check_api_url, is_set as _set, split_ids
 from chatbot.admins import check_scoped
 
-CHAT_KEYS = {"feishu_api_url": "feishu_api_url", "feishu_bot_open_id": "feishu_bot_open_id",
-             "feishu_mode": "prhub_feishu_mode"}
-"""The config file's ``chat:`` keys -> the field each sets."""
-
-
 class FeishuSettings(BaseSettings):
     """``FEISHU_APP_ID``, ``FEISHU_APP_SECRET``, ``FEISHU_VERIFICATION_TOKEN``, ``FEISHU_ENCRYPT_KEY``
     (secrets but the id), ``FEISHU_API_URL`` (the domain; Lark: ``https://open.larksuite.com``),

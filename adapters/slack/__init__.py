@@ -87,17 +87,16 @@ def _settings() -> type:
     return SlackSettings
 
 
-def _chat_keys() -> dict[str, str]:
-    from adapters.slack.settings import CHAT_KEYS
-
-    return CHAT_KEYS
+CHAT_KEYS = {"slack_api_url": "slack_api_url", "slack_mode": "prhub_slack_mode"}
+"""The config file's ``chat:`` keys -> the SlackSettings field each sets (here, not in
+``settings``: registering must not import pydantic-settings, 0.16 s of ``import prhub.cli``)."""
 
 
 register(Platform(name="slack", credentials="SLACK_BOT_TOKEN", can_send=lambda s: bool(s.slack_bot_token),
                   delivery=_delivery,
                   wants_inbound=lambda s: bool(s.slack_bot_token or s.slack_signing_secret or s.slack_app_token),
                   mount=_mount, admins=lambda s: frozenset(s.prhub_slack_admins), admins_field="prhub_slack_admins",
-                  settings=_settings, chat_keys=_chat_keys(), inbound_problem=lambda s: s.slack_problem(),
+                  settings=_settings, chat_keys=CHAT_KEYS, inbound_problem=lambda s: s.slack_problem(),
                   missing=lambda s: () if s.slack_bot_token else ("SLACK_BOT_TOKEN",),
                   doctor=_doctor, connect=_connect, payload=_payload,
                   loggers=("slack_bolt", "adapters.slack.bolt"), cli=_cli, title="Slack"))

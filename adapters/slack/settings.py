@@ -11,10 +11,6 @@ from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 from adapters.platform import SettingsError, check_api_url, is_set as _set, split_ids
 from chatbot.admins import check_scoped
 
-CHAT_KEYS = {"slack_api_url": "slack_api_url", "slack_mode": "prhub_slack_mode"}
-"""The config file's ``chat:`` keys -> the field each sets."""
-
-
 class SlackSettings(BaseSettings):
     """``SLACK_BOT_TOKEN``, ``SLACK_SIGNING_SECRET``, ``SLACK_APP_TOKEN`` (secrets), ``SLACK_API_URL``
     (the Web API root; tests: a fake), ``PRHUB_SLACK_MODE`` (``auto``, ``socket`` or ``http``) and
