@@ -45,10 +45,22 @@ def platform_env(slack, feishu) -> dict[str, str]:
     }
 
 
-def subprocess_env(slack, feishu, db_url: str) -> dict[str, str]:
+REPORT_LINK = "https://prhub.example.com"
+"""A public URL for :func:`subprocess_env`'s ``public_url``: the weekly post links to the report
+instead of rendering and uploading it as a PDF (about 7 s of a 15 s ``run-job`` on the 2-core
+machine), for the process tests that check deliveries, not the report file (tests/e2e/test_report_file.py
+covers the file)."""
+
+
+def subprocess_env(slack, feishu, db_url: str, public_url: str | None = None) -> dict[str, str]:
+    """The environment of a ``prhub`` child process: the real adapters pointed at the fakes, the
+    store at ``db_url``, INFO logs; ``PRHUB_PUBLIC_URL`` only when ``public_url`` is given (None: the
+    weekly job posts the full report as a file)."""
     env = {k: v for k, v in os.environ.items() if not k.startswith(("SLACK_", "FEISHU_", "PRHUB_"))}
     env.update(platform_env(slack, feishu))
     env.update({"PYTHONPATH": str(ROOT), "PRHUB_DATABASE_URL": db_url, "PRHUB_LOG_LEVEL": "INFO"})
+    if public_url is not None:
+        env["PRHUB_PUBLIC_URL"] = public_url
     return env
 
 

@@ -20,7 +20,8 @@ from scheduler.config import cron_trigger
 from scheduler.jobs import week_for
 from scheduler.service import previous_fire_time
 from tests.conftest import ROOT
-from tests.e2e.bot_support import EXAMPLE_REPO, PYTHON, example_config, example_week_dir, free_port, subprocess_env
+from tests.e2e.bot_support import (EXAMPLE_REPO, PYTHON, REPORT_LINK, example_config, example_week_dir, free_port,
+                                   subprocess_env)
 from tests.fakes.feishu_server import FakeFeishu
 from tests.fakes.slack_server import FakeSlack
 from tests.scheduler.conftest import db_url, store  # noqa: F401  (fixtures)
@@ -59,7 +60,7 @@ def test_killed_after_accept_then_restarted_posts_once(store, db_url, tmp_path, 
     edir = example_week_dir(tmp_path, ["2026-W20"])
     config = _config(tmp_path, edir)
     with FakeSlack() as slack, FakeFeishu() as feishu:
-        env = subprocess_env(slack, feishu, db_url)
+        env = subprocess_env(slack, feishu, db_url, REPORT_LINK)
         crash = subprocess.run([PYTHON, "-m", "tests.e2e.crash_bot", config, REPO, "2026-W20", platform],
                                capture_output=True, text=True, env=env, cwd=ROOT, timeout=120)
         assert crash.returncode == 137, crash.stderr[-2000:]
@@ -79,7 +80,7 @@ def test_slack_killed_after_accepting_a_threaded_part_then_restarted_posts_once(
     edir = example_week_dir(tmp_path, ["2026-W20"])
     config = _config(tmp_path, edir)
     with FakeSlack() as slack, FakeFeishu() as feishu:
-        env = subprocess_env(slack, feishu, db_url)
+        env = subprocess_env(slack, feishu, db_url, REPORT_LINK)
         crash = subprocess.run([PYTHON, "-m", "tests.e2e.crash_bot", config, REPO, "2026-W20", "slack", "2"],
                                capture_output=True, text=True, env=env, cwd=ROOT, timeout=120)
         assert crash.returncode == 137, crash.stderr[-2000:]
@@ -144,7 +145,7 @@ def test_two_serve_processes_on_one_postgresql_database_post_once(db_url, tmp_pa
     config, week = _serve_pair_setup(tmp_path)
     with FakeSlack() as slack, FakeFeishu() as feishu, SqlStore.open(db_url, clock=SYSTEM_CLOCK) as store:
         posted_before(store, REPO)
-        env = subprocess_env(slack, feishu, db_url)
+        env = subprocess_env(slack, feishu, db_url, REPORT_LINK)
         ports = [free_port(), free_port()]
         procs = [_serve(config, env, p) for p in ports]
         try:

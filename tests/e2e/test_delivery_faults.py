@@ -18,7 +18,7 @@ from chatbot.deliveries import RELEASED
 from scheduler.config import cron_trigger
 from scheduler.jobs import week_for
 from scheduler.service import previous_fire_time
-from tests.e2e.bot_support import example_config, example_week_dir, free_port, subprocess_env
+from tests.e2e.bot_support import REPORT_LINK, example_config, example_week_dir, free_port, subprocess_env
 from tests.e2e.test_bot_processes import REPO, _check_once, _serve, _stop, _wait_http
 from tests.fakes.feishu_server import FakeFeishu
 from tests.fakes.slack_server import FakeSlack
@@ -67,7 +67,7 @@ def test_stopped_during_a_retry_after_wait_then_restarted_posts_every_part_once(
     with FakeSlack() as slack, FakeFeishu() as feishu, SqlStore.open(db_url, clock=SYSTEM_CLOCK) as store:
         posted_before(store, REPO)  # a bot that ran before (a new install catches nothing up)
         slack.rate_limit("chat.postMessage", 120)  # part 1 to Slack waits out a 120 s Retry-After
-        env = subprocess_env(slack, feishu, db_url)
+        env = subprocess_env(slack, feishu, db_url, REPORT_LINK)
         port = free_port()
         first = _serve(config, env, port)
         try:
@@ -110,7 +110,7 @@ def test_two_replicas_short_lease_long_retry_after_post_once(one_db, tmp_path):
     with FakeSlack() as slack, FakeFeishu() as feishu, SqlStore.open(db_url, clock=SYSTEM_CLOCK) as store:
         posted_before(store, REPO)  # a bot that ran before (a new install catches nothing up)
         slack.rate_limit("chat.postMessage", 9)
-        env = subprocess_env(slack, feishu, db_url)
+        env = subprocess_env(slack, feishu, db_url, REPORT_LINK)
         pa, pb = free_port(), free_port()
         a = _serve(config, env, pa)
         b = None

@@ -21,7 +21,7 @@ from adapters.storage import SqlStore
 from prhub.clock import SYSTEM_CLOCK
 from tests.adapters.llm.test_pr_summaries import summary_answer
 from tests.conftest import ROOT
-from tests.e2e.bot_support import EXAMPLE_REPO, example_config, example_week_dir, subprocess_env
+from tests.e2e.bot_support import EXAMPLE_REPO, REPORT_LINK, example_config, example_week_dir, subprocess_env
 from tests.fakes.feishu_server import FakeFeishu
 from tests.fakes.openai_server import (Answer, FakeOpenAI, Garbage, Hangup, Huge, Refusal, Reply, Stall, Status,
                                        Trickle, Truncated, closed_port_url)
@@ -132,7 +132,7 @@ def _posted(slack, feishu, store):
 
 
 def _run_job(tmp_path, base_url, slack, feishu, db_url):
-    env = {**subprocess_env(slack, feishu, db_url), "PRHUB_LLM_API_KEY": "sk-test"}
+    env = {**subprocess_env(slack, feishu, db_url, REPORT_LINK), "PRHUB_LLM_API_KEY": "sk-test"}
     return _prhub(["run-job", "weekly", "--repo", EXAMPLE_REPO, "--config", _job_config(tmp_path, base_url),
                    "--week", "2026-W20"], env)
 
