@@ -11,7 +11,7 @@ import time
 
 from tests.conftest import ROOT, week_prs
 from tests.e2e.bot_support import PYTHON, free_port
-from tests.e2e.test_bot_processes import _stop
+from tests.e2e.test_bot_processes import _stop_all
 from tests.fakes.feishu_server import message_event
 from tests.fakes.feishu_ws import FakeFeishuWs
 from tests.fakes.slack_socket import FakeSlackSocket
@@ -71,7 +71,7 @@ def test_two_replicas_over_socket_mode_and_the_long_connection_answer_once(store
             slack_conns = {e["conn"] for e in slack.envelopes if e["envelope_id"] == eid}
             feishu_conns = {f["conn"] for f in feishu.frames_sent if f["message_id"] == mid}
         finally:
-            results = [_stop(p) for p in procs]
+            results = _stop_all(procs)
     assert [r[0] for r in results] == [0, 0], [r[1][-2000:] for r in results]
     assert slack_conns == {s1, s2} and feishu_conns == {f1, f2}  # both replicas got the event
     posts = slack.posts_to("C_DIGEST")

@@ -19,7 +19,7 @@ from scheduler.config import cron_trigger
 from scheduler.jobs import week_for
 from scheduler.service import previous_fire_time
 from tests.e2e.bot_support import REPORT_LINK, example_config, example_week_dir, free_port, subprocess_env
-from tests.e2e.test_bot_processes import REPO, _check_once, _serve, _stop, _wait_http
+from tests.e2e.test_bot_processes import REPO, _check_once, _serve, _stop, _stop_all, _wait_http
 from tests.fakes.feishu_server import FakeFeishu
 from tests.fakes.slack_server import FakeSlack
 from tests.scheduler.harness import posted_before
@@ -122,8 +122,7 @@ def test_two_replicas_short_lease_long_retry_after_post_once(one_db, tmp_path):
             assert slack.wait_for(lambda: _all_sent(store, week), timeout=60), store.deliveries_of(REPO, week, "digest")
             time.sleep(1.5)  # B's reconciliation runs again: nothing is left to send
         finally:
-            ra, ea = _stop(a)
-            rb, eb = _stop(b) if b is not None else (0, "")
+            (ra, ea), (rb, eb) = _stop_all([a, b]) if b is not None else [_stop(a), (0, "")]
         parts = _check_once(slack, feishu, store.deliveries_of(REPO, week, "digest"))
     assert (ra, rb) == (0, 0), (ea[-2000:], eb[-2000:])
     assert len(slack.posts_to("C_EX")) == parts
