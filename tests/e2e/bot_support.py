@@ -48,8 +48,8 @@ def platform_env(slack, feishu) -> dict[str, str]:
 REPORT_LINK = "https://prhub.example.com"
 """A public URL for :func:`subprocess_env`'s ``public_url``: the weekly post links to the report
 instead of rendering and uploading it as a PDF (about 7 s of a 15 s ``run-job`` on the 2-core
-machine), for the process tests that check deliveries, not the report file (tests/e2e/test_report_file.py
-covers the file)."""
+machine; a serve SIGTERM'd while its job renders them waits for the job), for the process tests that
+check deliveries, not the report file (tests/e2e/test_report_file.py covers the file)."""
 
 
 def subprocess_env(slack, feishu, db_url: str, public_url: str | None = None) -> dict[str, str]:

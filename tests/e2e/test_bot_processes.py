@@ -186,7 +186,7 @@ def test_serve_health_metrics_and_sigterm(db_url, tmp_path):
     config, week = _serve_pair_setup(tmp_path)
     with FakeSlack() as slack, FakeFeishu() as feishu, SqlStore.open(db_url, clock=SYSTEM_CLOCK) as store:
         posted_before(store, REPO)
-        env = subprocess_env(slack, feishu, db_url)
+        env = subprocess_env(slack, feishu, db_url, REPORT_LINK)
         port = free_port()
         proc = _serve(config, env, port)
         try:
