@@ -176,8 +176,10 @@ def tr(lang: str, key: str, **values: Any) -> str:
     return _plurals(out) if "(s)" in out else out
 
 
-_OPEN, _CLOSE = "\x00", "\x01"
-"""Marks around an inserted value while a template's spaces are judged (never left in a text)."""
+_OPEN, _CLOSE = "\ue000", "\ue001"
+"""Marks around an inserted value while a template's spaces are judged (never left in a text): two
+private-use characters, since callers pass their own control characters through values (a card's
+link line splits its text at a ``"\\x00"`` value)."""
 _FIELD = re.compile(r"(?<!\{)\{[^{}]*\}(?!\})")
 
 

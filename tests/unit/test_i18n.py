@@ -43,4 +43,5 @@ def test_a_template_space_between_chinese_and_an_inserted_chinese_value_goes():
     assert tr("zh", "rec.revert", target="模型 运行器").startswith("为模型 运行器回滚")  # the value's own space stays, both gaps close
     en = tr("en", "rec.revert", target="#41035")
     assert en.startswith("Open a tracking issue to re-land what #41035 reverted")
-    assert "\x00" not in tr("zh", "rec.revert", target=obs) and "\x01" not in tr("zh", "rec.revert", target=obs)
+    assert "\ue000" not in tr("zh", "rec.revert", target=obs) and "\ue001" not in tr("zh", "rec.revert", target=obs)
+    assert tr("zh", "rec.revert", target="\x00").startswith("为 \x00 回滚")  # a caller's own marker value passes through
