@@ -10,8 +10,9 @@ PRs (titles, paths) are inserted as given: escaping is the renderer's job, per o
 missing from a language falls back to English.
 
 Besides texts, a catalog says what the code asks of a language: ``lang.script`` (a regex of the
-characters that identify a message as written in it, empty for the default), ``lang.html`` (the HTML
-``lang`` attribute), ``sep`` / ``sep.clause`` / ``paren`` / ``paren.bare`` (its punctuation) and
+characters that identify a message as written in it, empty for the default; also where a template's
+space beside an inserted value goes), ``lang.tight`` (punctuation that takes no space beside it),
+``lang.html`` (the HTML ``lang`` attribute), ``sep`` / ``sep.clause`` / ``paren`` / ``paren.bare`` (its punctuation) and
 ``card.more`` ("and N more").
 """
 
@@ -170,7 +171,7 @@ def tr(lang: str, key: str, **values: Any) -> str:
     if not values:
         out = text
     elif (script := _script_class(lang)) and (" {" in text or "} " in text):
-        out = _close_script_gaps(_marked(text).format(**values), script)
+        out = _close_script_gaps(_marked(text).format(**values), script, _catalogs().get(lang, {}).get("lang.tight", ""))
     else:
         out = text.format(**values)
     return _plurals(out) if "(s)" in out else out
@@ -196,15 +197,23 @@ def _script_class(lang: str) -> str:
 
 
 @lru_cache(maxsize=16)
-def _gap_rules(script: str) -> tuple[re.Pattern[str], re.Pattern[str]]:
-    return (re.compile(f"(?<={script}) {_OPEN}(?={script})"), re.compile(f"(?<={script}){_CLOSE} (?={script})"))
+def _gap_rules(script: str, tight: str) -> tuple[re.Pattern[str], re.Pattern[str]]:
+    before = f"(?<={script}) {_OPEN}(?={script})"
+    after = f"(?<={script}){_CLOSE} (?={script})"
+    if tight:
+        before += f"|(?<={tight}) {_OPEN}| {_OPEN}(?={tight})"
+        after += f"|(?<={tight}){_CLOSE} |{_CLOSE} (?={tight})"
+    return re.compile(before), re.compile(after)
 
 
-def _close_script_gaps(marked: str, script: str) -> str:
-    """Drop a template's space between two characters of ``script`` where one side is an inserted
-    value: a Chinese template "为 {target}" spaces a PR link ("为 #41035") but not a value that is
-    Chinese itself ("为风险 1 所列的 PR", not "为 风险 1"); spaces inside values are kept."""
-    before, after = _gap_rules(script)
+def _close_script_gaps(marked: str, script: str, tight: str = "") -> str:
+    """Drop a template's space where one side is an inserted value and the space stands between two
+    characters of ``script`` or next to one of ``tight`` (the catalog's ``lang.tight``: punctuation
+    that carries its own spacing, Chinese full-width brackets): a Chinese template "为 {target}"
+    spaces a PR link ("为 #41035") but not a value that is Chinese itself ("为风险 1 所列的 PR", not
+    "为 风险 1") nor one ending in "）" ("#42706（风险 2）补上", not "（风险 2） 补上"); spaces inside
+    values are kept."""
+    before, after = _gap_rules(script, tight)
     return after.sub(_CLOSE, before.sub(_OPEN, marked)).replace(_OPEN, "").replace(_CLOSE, "")
 
 

@@ -41,6 +41,8 @@ def test_a_template_space_between_chinese_and_an_inserted_chinese_value_goes():
         "请模型运行器、硬件平台的维护者复读 #1，")
     assert tr("zh", "rec.core-path-change", modules="模型运行器、MoE", target="#1").startswith("请模型运行器、MoE 的维护者")
     assert tr("zh", "rec.revert", target="模型 运行器").startswith("为模型 运行器回滚")  # the value's own space stays, both gaps close
+    # nor beside full-width punctuation (lang.tight): "（风险 2）补上", not "（风险 2） 补上"
+    assert tr("zh", "rec.follow-up-fix", target=tr("zh", "rec.target", prs="#42706", obs=2)).startswith("为 #42706（风险 2）补上")
     en = tr("en", "rec.revert", target="#41035")
     assert en.startswith("Open a tracking issue to re-land what #41035 reverted")
     assert "\ue000" not in tr("zh", "rec.revert", target=obs) and "\ue001" not in tr("zh", "rec.revert", target=obs)
