@@ -117,7 +117,7 @@ def pr_card(p: AnalyzedPR, d: DigestText, *, limits: CardLimits = DEFAULT_LIMITS
     gist = shown_gist(p, lang)  # what the PR does (its own words, or the checked summary), when not the title again
     if gist:
         pr_lines += ((Untrusted(text=clip(gist, limits.detail_chars * 2)),),)
-    blocks: list[Block] = [Section(role="pr", lines=pr_lines), Fields(items=fields, sep=tr(lang, "sep.field"))]
+    blocks: list[Block] = [Section(role="pr", lines=pr_lines), Fields(items=fields, sep=tr(lang, "colon"))]
     reasons = _risk_reason_lines(p, lang, limits)
     risk_lines: tuple[Line, ...] = reasons or ((Text(text=tr(lang, "card.pr.no_risk")),),)
     base = p.url.rsplit("/", 1)[0] if "/pull/" in p.url else ""
@@ -157,7 +157,7 @@ def module_card(d: DigestText, module: str, name: str, *, report_url: str | None
         FieldItem(label=tr(lang, "card.f.prs"), value=(Text(text=str(len(prs))),)),
         FieldItem(label=tr(lang, "card.f.churn"), value=(Text(text=churn),)),
         FieldItem(label=tr(lang, "card.f.risky"), value=(Text(text=str(len(risky))),)),
-    ), sep=tr(lang, "sep.field")))
+    ), sep=tr(lang, "colon")))
     shown = prs[: limits.list_items]
     items = tuple(gist_item(p, lang, limits)
                   for p in shown)

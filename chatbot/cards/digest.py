@@ -66,7 +66,7 @@ def _counts_fields(d: DigestText) -> Fields:
         fields.append(FieldItem(label=tr(lang, "card.f.labels"), value=(Untrusted(text=clip(labels, 600)),)))
     if modules:
         fields.append(FieldItem(label=tr(lang, "card.f.modules"), value=(Untrusted(text=clip(modules, 600)),)))
-    return Fields(items=tuple(fields), sep=tr(lang, "sep.field"))
+    return Fields(items=tuple(fields), sep=tr(lang, "colon"))
 
 
 def _summary_section(d: DigestText) -> Section:

@@ -107,7 +107,7 @@ class Fields(_Frozen):
     items: tuple[FieldItem, ...] = Field(default=(), max_length=10)
     sep: str = ": "
     """Between a label and its value where a renderer puts them on one line, in the card's language
-    (the catalog's ``sep.field``: ``": "``, ``"："``)."""
+    (the catalog's ``colon``: ``": "``, ``"："``)."""
 
 
 class PRItem(_Frozen):

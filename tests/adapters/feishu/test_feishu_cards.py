@@ -150,7 +150,7 @@ def test_an_image_block_is_an_img_element_with_its_img_key():
 
 
 def test_field_labels_take_the_languages_colon(vllm_rules):
-    """A label and its value are joined by the card language's ``sep.field``: a full-width colon in
+    """A label and its value are joined by the card language's ``colon``: a full-width colon in
     Chinese ("作者：Nick Hill"), ": " in English, in the Feishu markdown and the plain text alike."""
     from chatbot.cards.answers import pr_card
     from chatbot.render.text import card_to_text
