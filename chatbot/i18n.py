@@ -170,8 +170,8 @@ def tr(lang: str, key: str, **values: Any) -> str:
             raise KeyError(key)
     if not values:
         out = text
-    elif (script := _script_class(lang)) and (" {" in text or "} " in text):
-        out = _close_script_gaps(_marked(text).format(**values), script, _catalogs().get(lang, {}).get("lang.tight", ""))
+    elif (spacing := _spacing(lang))[0] and (" {" in text or "} " in text):
+        out = _close_script_gaps(_marked(text).format(**values), *spacing)
     else:
         out = text.format(**values)
     return _plurals(out) if "(s)" in out else out
@@ -190,10 +190,13 @@ def _marked(template: str) -> str:
     return _FIELD.sub(lambda m: f"{_OPEN}{m.group(0)}{_CLOSE}", template)
 
 
-@lru_cache(maxsize=64)
-def _script_class(lang: str) -> str:
-    """The ``lang.script`` character class of ``lang`` ("" for a language without one, like English)."""
-    return _catalogs().get(lang, {}).get("lang.script", "") if lang != DEFAULT_LANG else ""
+def _spacing(lang: str) -> tuple[str, str]:
+    """``(lang.script, lang.tight)`` of ``lang``'s catalog (``("", "")`` for the default language): the
+    character classes :func:`_close_script_gaps` judges a template's spaces by."""
+    if lang == DEFAULT_LANG:
+        return "", ""
+    c = _catalogs().get(lang, {})
+    return c.get("lang.script", ""), c.get("lang.tight", "")
 
 
 @lru_cache(maxsize=16)
