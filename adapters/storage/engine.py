@@ -106,10 +106,35 @@ def _sqlite_wal(engine: Engine) -> None:
         cur = dbapi_conn.cursor()
         try:
             if engine.url.database not in (None, "", ":memory:"):
-                cur.execute("PRAGMA journal_mode=WAL")
+                _switch_to_wal(cur)
             cur.execute("PRAGMA synchronous=NORMAL")
         finally:
             cur.close()
+
+
+def _switch_to_wal(cur: Any, *, deadline_s: float = 30.0) -> None:
+    """``PRAGMA journal_mode=WAL`` on a DB-API cursor, retried while another process holds the file:
+    switching a fresh file into WAL takes its exclusive lock, and SQLite answers ``database is locked``
+    at once instead of calling the busy handler when the switch would deadlock with another
+    connection's (its deadlock rule for a reader that wants to write). Three replicas opening one
+    fresh store failed so in 4 of 90 processes (issue 20, item 4). Retries every 5-100 ms until
+    ``deadline_s`` (seconds, the same 30 s as the busy ``timeout``), then raises the last error.
+
+    Raises:
+        sqlite3.OperationalError: still locked after ``deadline_s``, or another driver error.
+    """
+    import sqlite3
+    import time
+
+    from tenacity import Retrying, retry_if_exception, stop_after_delay, wait_exponential
+
+    def locked(exc: BaseException) -> bool:
+        return isinstance(exc, sqlite3.OperationalError) and "locked" in str(exc)
+
+    for attempt in Retrying(retry=retry_if_exception(locked), stop=stop_after_delay(deadline_s),
+                            wait=wait_exponential(multiplier=0.005, max=0.1), reraise=True, sleep=time.sleep):
+        with attempt:
+            cur.execute("PRAGMA journal_mode=WAL")
 
 
 def _migration_lock(conn: Connection) -> None:

@@ -61,3 +61,27 @@ def test_three_replicas_on_a_fresh_store_all_come_up(db_url, tmp_path):
         assert [(r.returncode, r.stdout) for r in results] == [(0, "")] * REPLICAS, f"trial {trial}"
         with SqlStore.open(url, migrate=False, clock=SYSTEM_CLOCK) as store, store.engine.connect() as conn:
             assert list(conn.execute(text("SELECT version_num FROM alembic_version")).scalars()) == [head_revision()]
+
+
+def test_opening_waits_for_a_writer_that_holds_a_fresh_file_before_its_switch_to_wal(tmp_path):
+    """The cause of the CI flake on 326e5ed (``opening failed: database is locked`` in one of three
+    replicas, 0.6 ms after start): a connection that holds a write lock on a file still in rollback
+    mode makes ``PRAGMA journal_mode=WAL`` fail at once, without SQLite's busy handler. Opening now
+    retries the switch until the writer is done (here 0.3 s later) instead of exiting 2."""
+    import sqlite3
+    import threading
+
+    path = tmp_path / "prhub.db"
+    writer = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
+    writer.execute("CREATE TABLE early (x)")
+    writer.execute("BEGIN IMMEDIATE")
+    writer.execute("INSERT INTO early VALUES (1)")
+    done = threading.Timer(0.3, writer.execute, ("COMMIT",))
+    done.start()
+    try:
+        with SqlStore.open(f"sqlite:///{path}", clock=SYSTEM_CLOCK) as store, store.engine.connect() as conn:
+            assert conn.exec_driver_sql("PRAGMA journal_mode").scalar() == "wal"
+            assert list(conn.execute(text("SELECT version_num FROM alembic_version")).scalars()) == [head_revision()]
+    finally:
+        done.join()
+        writer.close()
