@@ -198,8 +198,8 @@ def _recommendations(
 ) -> list[Recommendation]:
     """At most ``thresholds.recommendations``: one per risk observation (its own template
     ``rec.<kind>``, referring to the observation by number), the first storyline's last when
-    there is room. Each names at most two PRs, only PRs the digest names fewer than
-    :data:`NAMED_MAX` times so far (``mentions``, updated; the first recommendation counts twice,
+    there is room. Each names at most two PRs, only PRs its observation named (``RiskItem.named``:
+    the reader has just seen them there) and the digest names fewer than :data:`NAMED_MAX` times so far (``mentions``, updated; the first recommendation counts twice,
     as the takeaways repeat it); otherwise it refers to the observation alone."""
     limit = rules.thresholds.recommendations
     recs: list[Recommendation] = []
@@ -217,18 +217,20 @@ def _recommendations(
 
     room = limit - (1 if themes else 0)
     for i, item in enumerate(risks[:room], start=1):
+        shown = [n for n in item.prs if n in item.named] if item.named else list(item.prs)
+        text_target, named = target(shown, i)  # only PRs the observation named: the reader just saw them
+        prs = (*named, *(n for n in item.prs if n not in named))[:5]
         mods: list[str] = []
-        for n in item.prs[:5]:
+        for n in prs:  # the owners of the PRs named first
             m = by_num[n].primary_module
             if m not in mods and m != OTHER_MODULE:
                 mods.append(m)
-        text_target, named = target(item.prs, i)
         names = tr(lang, "sep").join(rules.module_display(m, lang) for m in mods[:2]) or tr(lang, "rec.owners")
         # ``prs`` and ``min`` too: texts that rules bring (RiskRule.texts) may use them
         text = tr(lang, f"rec.{item.kind}" if has_text(f"rec.{item.kind}") else "rec.generic", target=text_target,
                   prs=text_target, n=len(item.prs), modules=names, name=tr(lang, f"risk.{item.kind}"),
                   min=rules.thresholds.missing_tests_min_lines)
-        recs.append(Recommendation(text=text, prs=item.prs[:5], modules=tuple(mods)))
+        recs.append(Recommendation(text=text, prs=prs, modules=tuple(mods)))
     if themes and len(recs) < limit:
         th = themes[0]
         refs, _ = target(th.prs, None)

@@ -251,6 +251,9 @@ class RiskItem(Frozen):
     kind: str
     prs: tuple[int, ...]
     detail: str
+    named: tuple[int, ...] = Field(default=(), exclude=True)
+    """The PRs ``detail`` names (some not in ``prs``: the original of a follow-up fix, the reverted PR),
+    so a recommendation names only PRs its observation showed; not part of the digest's JSON."""
 
 
 class Theme(Frozen):

@@ -54,44 +54,48 @@ def _where(f: ReviewFinding) -> str:
     return f"{name}:{f.line}" if name and f.line else name
 
 
-def _quotes(tagged: Sequence[AnalyzedPR], n: int, lang: str, mentions: Counter[int]) -> str:
+def _quotes(tagged: Sequence[AnalyzedPR], n: int, lang: str, mentions: Counter[int]) -> tuple[str, list[int]]:
+    """The ``n`` most severe findings quoted, one per PR, and the PRs quoted (in order)."""
     rank = {p.number: i for i, p in enumerate(tagged)}
     found = sorted(((f, p) for p in tagged for f in p.findings),  # a quoted finding before a bare badge
                    key=lambda fp: (severity_rank(fp[0].severity), not fp[0].quote, rank[fp[1].number]))
     parts: list[str] = []
-    used: set[int] = set()
+    used: dict[int, None] = {}  # the PRs quoted, in order
     for f, p in found:
         if len(parts) == n:
             break
         if p.number in used or mentions[p.number] >= NAMED_MAX:  # one quote per PR: three PRs'
             continue  # concerns say more than one PR's three
-        used.add(p.number)
+        used[p.number] = None
         mentions[p.number] += 1
         key = "obs.quote" if f.quote else "obs.quote_bare"
         # the sentence ends after the quote: its own full stop goes
         parts.append(tr(lang, key, pr=p.number, severity=f.severity, where=_where(f) or "-",
                         quote=f.quote.removesuffix(".")))
-    return tr(lang, "obs.quote_sep").join(parts)
+    return tr(lang, "obs.quote_sep").join(parts), list(used)
 
 
 def _story(tagged: Sequence[AnalyzedPR], week: set[int], refs: dict[int, int], lang: str,
-           mentions: Counter[int]) -> str:
-    """``#41536 needed the fix #41946 the same week``: the fixes of one original told together."""
+           mentions: Counter[int]) -> tuple[str, list[int]]:
+    """``#41536 needed the fix #41946 the same week``: the fixes of one original told together; and
+    the PRs it names (originals and fixes). A fix whose original cannot be named (no finding ref, or
+    the original named :data:`NAMED_MAX` times already) is left out and not counted as named."""
     fixes: dict[int, list[int]] = {}
     for p in cite(tagged, mentions):
         orig = refs.get(p.number)
+        if orig is not None and orig not in fixes and mentions[orig] >= NAMED_MAX:
+            orig = None
         if orig is None:
+            mentions[p.number] -= 1  # cite counted it; the sentence does not name it
             continue
         if orig not in fixes:
-            if mentions[orig] >= NAMED_MAX:
-                continue
             mentions[orig] += 1
         fixes.setdefault(orig, []).append(p.number)
     parts = [tr(lang, "obs.story.same_week" if orig in week else "obs.story.week_before", orig=orig,
                 fixes=tr(lang, "obs.fix" if len(nums) == 1 else "obs.fixes",
                          prs=tr(lang, "obs.and").join(f"#{n}" for n in nums)))
              for orig, nums in fixes.items()]
-    return tr(lang, "obs.story_sep").join(parts)
+    return tr(lang, "obs.story_sep").join(parts), [n for orig, nums in fixes.items() for n in (orig, *nums)]
 
 
 def _refs(prs: Sequence[AnalyzedPR], lang: str) -> str:
@@ -137,13 +141,14 @@ def observations(
             tagged = sorted(tagged, key=lambda p: (min((severity_rank(f.severity) for f in p.findings), default=9),
                                                    -p.importance, p.number))
             total = sum(len(p.findings) for p in tagged)
-            detail = tr(lang, "obs.bot-review-flag", n=total, k=n,
-                        quotes=_quotes(tagged, th.review_quotes, lang, mentions))
+            quotes, names = _quotes(tagged, th.review_quotes, lang, mentions)
+            detail = tr(lang, "obs.bot-review-flag", n=total, k=n, quotes=quotes)
         elif tag == "follow-up-fix":
-            detail = tr(lang, "obs.follow-up-fix", n=n,
-                        story=_story(tagged, set(by_num), refs, lang, mentions))
+            story, names = _story(tagged, set(by_num), refs, lang, mentions)
+            detail = tr(lang, "obs.follow-up-fix", n=n, story=story)
         elif tag == "revert":
             shown = cite(tagged, mentions)
+            names = [p.number for p in shown]
             pairs = []
             for p in shown:
                 ref = p.reverts if p.reverts is not None else refs.get(p.number)
@@ -151,14 +156,16 @@ def observations(
                     ref = None
                 if ref is not None:
                     mentions[ref] += 1
+                    names.append(ref)
                 pairs.append(tr(lang, "obs.revert_pair", pr=p.number, ref=ref) if ref is not None
                              else tr(lang, "obs.revert_title", pr=p.number, reason=p.risk_reasons.get(tag, "")))
             detail = tr(lang, "obs.revert", n=n, pairs=tr(lang, "obs.item_sep").join(pairs))
         else:
             shown = cite(tagged, mentions)
+            names = [p.number for p in shown]
             key = f"obs.{tag}" if has_text(f"obs.{tag}") else "obs.generic"
             named = _reasons(shown, tag, lang) if shown else tr(lang, "obs.in_appendix")
             detail = tr(lang, key, n=n, name=tr(lang, f"risk.{tag}"), items=named, prs=_refs(shown, lang) or named,
                         min=th.missing_tests_min_lines if tag == "missing-tests" else th.core_path_min_lines)
-        items.append(RiskItem(kind=tag, prs=tuple(p.number for p in tagged), detail=detail))
+        items.append(RiskItem(kind=tag, prs=tuple(p.number for p in tagged), detail=detail, named=tuple(names)))
     return items

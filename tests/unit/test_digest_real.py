@@ -102,6 +102,24 @@ def test_recommendations_refer_to_an_observation_or_storyline(w20):
     assert last.text.startswith(w20.themes[0].name) and last.prs == w20.themes[0].prs[:3]
 
 
+@pytest.mark.parametrize("week", ["2026-W15", "2026-W16", "2026-W17", "2026-W18", "2026-W19", "2026-W20"])
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_a_recommendation_names_only_prs_its_observation_showed(vllm_rules, week, lang):
+    """W20 once told "#41536 needed the fix #42320" and recommended a test for #41946 and #42706:
+    #41946 was a fix the sentence had left out. Every PR a risk's recommendation names is a PR
+    that risk's sentence named, and the recommendation's PRs start with them."""
+    d = digest(week, vllm_rules, lang)
+    named_recs = 0
+    assert d.themes  # so the last recommendation is the first storyline's, the others the risks'
+    for i, (risk, rec) in enumerate(zip(d.risks, d.recommendations[:-1]), start=1):
+        in_rec = [int(n) for n in re.findall(r"#(\d+)", rec.text)]
+        shown = {int(n) for n in re.findall(r"#(\d+)", risk.detail)}
+        assert set(in_rec) <= shown, (i, rec.text, risk.detail)
+        assert list(rec.prs[: len(in_rec)]) == in_rec
+        named_recs += bool(in_rec)
+    assert named_recs >= 3
+
+
 def test_contributors_and_hot_paths(w20):
     assert sum(c.prs for c in w20.contributors) == sum(1 for p in w20.prs)  # no bot authors in W20
     top = w20.hot_files[0]
