@@ -207,9 +207,10 @@ class _Html:
         return self.sep.join(f"{c.login} {c.prs}" for c in items)
 
     def directions(self, themes: Iterable[Any]) -> Markup:
-        """``Speculative decoding (#1, #2, #3)`` per :class:`~chatbot.models.Theme`, joined."""
-        return Markup(self.sep).join(Markup("{} {}").format(th.name, self.paren(self.pr_refs(th.prs, 3)))
-                                     for th in themes)
+        """``Speculative decoding (7)`` per :class:`~chatbot.models.Theme`: its name and how many PRs the
+        storyline holds (:attr:`~chatbot.models.Theme.total`, as the Markdown digest says; the highlights
+        name its PRs), joined. It once listed three cited PRs "and 2 more" of a 10-PR storyline."""
+        return Markup(self.sep).join(self.tm("paren", text=th.name, inner=th.total) for th in themes)
 
     def risk(self, tag: str) -> str:
         return tr(self.lang, "risk." + tag)

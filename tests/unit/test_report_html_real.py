@@ -74,3 +74,18 @@ def test_hostile_titles_are_escaped():
     assert "&lt;script&gt;" in html and "&#34;a &gt; b&#34;" in html
     assert "<font" not in html and "<at " not in html
     assert not re.search(r'href="(?!https?://|#)', html)
+
+
+def test_main_directions_count_each_storyline_as_the_markdown_does(page):
+    """The report once said "DeepSeek-V4 (#41263, #41812, #42236 and 2 more)" of a 10-PR storyline
+    (it counted the five cited PRs); it now gives each storyline's size, as the Markdown digest."""
+    from chatbot.render.markdown import render_markdown
+
+    d, *_, html = page
+    summary = html[html.index("<li>" + tr(d.lang, "sum.directions", themes="")[:-1]):]  # the summary's line
+    summary = summary[: summary.index("</li>")]
+    sizes = [int(n) for n in re.findall(r"[(（](\d+)[)）]", summary)]
+    assert sizes == [th.total for th in d.themes] and sum(sizes) > sum(len(th.prs) for th in d.themes)
+    md = render_markdown(d)
+    for th in d.themes:
+        assert tr(d.lang, "paren", text=th.name, inner=th.total) in md
