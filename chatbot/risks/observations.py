@@ -102,10 +102,14 @@ def _refs(prs: Sequence[AnalyzedPR], lang: str) -> str:
     return tr(lang, "sep").join(f"#{p.number}" for p in prs)
 
 
-def _reasons(prs: Sequence[AnalyzedPR], tag: str, lang: str) -> str:
-    """The first PR with its reason, the others by number: ``#1 (reason), #2, #3``."""
+def _reasons(prs: Sequence[AnalyzedPR], tag: str, lang: str, total: int) -> str:
+    """The first PR with its reason, the others by number, and how many of the ``total`` tagged PRs
+    go unnamed: ``#1: reason; also #2, #3 and 1 more`` (a reason may itself end "and 3 more files",
+    so the other PRs follow a semicolon, not a comma)."""
     head = tr(lang, "obs.item", pr=prs[0].number, reason=prs[0].risk_reasons.get(tag, ""))
-    return tr(lang, "sep").join([head, *(f"#{p.number}" for p in prs[1:])])
+    rest = tr(lang, "sep").join(f"#{p.number}" for p in prs[1:])
+    items = tr(lang, "obs.items_also", head=head, rest=rest) if rest else head
+    return tr(lang, "obs.items_more", items=items, n=total - len(prs)) if total > len(prs) else items
 
 
 def observations(
@@ -164,7 +168,7 @@ def observations(
             shown = cite(tagged, mentions)
             names = [p.number for p in shown]
             key = f"obs.{tag}" if has_text(f"obs.{tag}") else "obs.generic"
-            named = _reasons(shown, tag, lang) if shown else tr(lang, "obs.in_appendix")
+            named = _reasons(shown, tag, lang, n) if shown else tr(lang, "obs.in_appendix")
             detail = tr(lang, key, n=n, name=tr(lang, f"risk.{tag}"), items=named, prs=_refs(shown, lang) or named,
                         min=th.missing_tests_min_lines if tag == "missing-tests" else th.core_path_min_lines)
         items.append(RiskItem(kind=tag, prs=tuple(p.number for p in tagged), detail=detail, named=tuple(names)))

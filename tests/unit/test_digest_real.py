@@ -34,7 +34,7 @@ def test_w20_counts(w20):
     small = next(p for p in w20.prs if p.number == 42202)  # +15/-31 in the model runner: no longer flagged
     assert small.risk_tags == ()
     pr = next(p for p in w20.prs if p.number == 39568)
-    assert pr.risk_reasons["core-path-change"] == "core path vllm/v1/core/sched/scheduler.py (+91/-61) and 2 more"
+    assert pr.risk_reasons["core-path-change"] == "core path vllm/v1/core/sched/scheduler.py (+91/-61) and 2 more files"
 
 
 def test_w19_counts(vllm_rules):
@@ -118,6 +118,24 @@ def test_a_recommendation_names_only_prs_its_observation_showed(vllm_rules, week
         assert list(rec.prs[: len(in_rec)]) == in_rec
         named_recs += bool(in_rec)
     assert named_recs >= 3
+
+
+def test_an_observation_counts_the_tagged_prs_it_does_not_name(w20):
+    """"changed in 4 PRs (#41035: core path … and 3 more, #39568, #42258)" named three of four PRs,
+    and its "and 3 more" was the first PR's files: the PRs after the first now follow "; also", the
+    unnamed ones are counted ("and 1 more"), and a reason's extra files say "files"."""
+    listed = 0
+    for risk in w20.risks:
+        if risk.kind not in ("core-path-change", "missing-tests", "dependency-change", "large-change"):
+            continue
+        named = [int(n) for n in re.findall(r"#(\d+)", risk.detail)]
+        more = re.search(r"and (\d+) more\)", risk.detail)
+        assert len(named) + (int(more.group(1)) if more else 0) == len(risk.prs), risk.detail
+        assert "; also #" in risk.detail and not re.search(r"and \d+ more, ", risk.detail)
+        listed += 1
+    assert listed == 4
+    core = next(r for r in w20.risks if r.kind == "core-path-change")
+    assert "(+664/-0) and 3 more files; also" in core.detail and core.detail.count("#") == 3
 
 
 def test_contributors_and_hot_paths(w20):
