@@ -60,9 +60,6 @@ class _Helpers:
     def join(self, items: Iterable[str]) -> str:
         return self.sep.join(items)
 
-    def paren(self, text: str) -> str:
-        return tr(self.lang, "paren.bare", text=text)
-
     def count(self, name: str, n: int) -> str:
         return tr(self.lang, "paren", text=name, inner=n)
 
