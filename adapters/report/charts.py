@@ -135,6 +135,12 @@ def _wants_cjk(lang: str, *texts: str) -> bool:
 
 
 def _png(fig: object) -> bytes:
+    """The PNG of ``fig`` at :data:`DPI` (its layout already done by ``tight_layout``): one draw.
+
+    ``fig.tight_layout()`` leaves a placeholder layout engine on the figure, and ``savefig`` draws a
+    figure that has any engine once more (renderer disabled) before the real draw; dropping it first
+    saves that draw (~0.06 s CPU of the ~0.38 s of W20's four charts) and changes no pixel."""
+    fig.set_layout_engine(None)  # type: ignore[attr-defined]
     buf = io.BytesIO()
     fig.savefig(buf, format="png", dpi=DPI, metadata={"Software": None})  # type: ignore[attr-defined]
     return buf.getvalue()
