@@ -21,7 +21,7 @@ from chatbot.digest import analysis_module_names, analysis_stats, build_digest, 
 from chatbot.digest_service import DigestService
 from chatbot.errors import InputError
 from chatbot.i18n import langs, tr
-from chatbot.history import Trends, WeekHistory, WeekStats, build_trends, week_history
+from chatbot.history import Trends, WeekHistory, WeekStats, build_trends, week_history, week_stats
 from chatbot.models import DigestText, PullRequest
 from chatbot.ports import FileUpload
 from chatbot.render.html import ArchiveWeek, ChartImage, PageLink, render_archive_html, render_html, render_trends_html
@@ -180,8 +180,12 @@ def history_for(lookup: PrLookup, digest: DigestText, rules: Rules, *,
 
 
 def trends_for(lookup: PrLookup, repo: str, weeks: Sequence[IsoWeek], tz: str, rules: Rules, lang: str,
-               *, keep_empty: bool = False) -> Trends:
+               *, keep_empty: bool = False, digest: DigestText | None = None) -> Trends:
     """Trends over ``weeks`` (increasing): one query for the whole range, one analysis per week.
+
+    ``digest``: the written digest of one of ``weeks`` in ``lang`` (a report's own week, built from the
+    same PRs): its row and module names are read from it (:func:`chatbot.history.week_stats`, the same
+    numbers as its analysis) instead of analysing that week a second time (~0.02 s CPU for W20's 217 PRs).
 
     A row's figures are read from the week's analysis (:func:`chatbot.digest.analysis_stats`: the
     numbers of its digest, without writing storylines, observations or text; the store holds no
@@ -199,7 +203,12 @@ def trends_for(lookup: PrLookup, repo: str, weeks: Sequence[IsoWeek], tz: str, r
     service = lookup_service(pool, rules, tz, cache_size=1)
     stats: list[WeekStats] = []
     names: dict[str, str] = {}
+    own = digest.week if digest is not None and digest.repo == repo and digest.lang == lang else None
     for w in weeks:
+        if digest is not None and str(w) == own:
+            stats.append(week_stats(digest))
+            names.update(digest.module_names)
+            continue
         wa = service.analysis(repo, w)
         stats.append(analysis_stats(wa))
         names.update(analysis_module_names(wa, lang))
@@ -258,7 +267,7 @@ def build_report(digest: DigestText, lookup: PrLookup | None, rules: Rules, *, c
     history = trends = None
     if lookup is not None:
         trends = trends_for(lookup, digest.repo, trend_weeks(IsoWeek.parse(digest.week), REPORT_TREND_WEEKS),
-                            digest.tz, rules, digest.lang)
+                            digest.tz, rules, digest.lang, digest=digest)
         history = history_for(lookup, digest, rules, known=[w.stats for w in trends.weeks])  # its week once
     images: tuple[ChartImage, ...] = ()
     if charts and digest.total_prs:

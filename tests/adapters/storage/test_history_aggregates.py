@@ -13,7 +13,7 @@ from tests.digests import written_digest
 from chatbot.models import Author, PullRequest
 from chatbot.rules import shipped_rules
 from chatbot.weeks import IsoWeek
-from prhub.report import PrList, StoreReports, build_report, history_for, week_digest
+from prhub.report import PrList, StoreReports, build_report, history_for, trend_weeks, trends_for, week_digest
 from tests.adapters.storage.test_sql_store import REPO, WEEKS, six_weeks, utc_window
 
 UTC = timezone.utc
@@ -81,6 +81,23 @@ def test_report_history_reads_no_pr_body_outside_its_window(store):
     assert h.history_weeks == 5 and h.new_contributors  # real new authors of W20 after five weeks
     whole = [s for s in seen if s.startswith("SELECT pull_requests.data")]
     assert whole and all(">=" in s and "<" in s for s in whole)
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_a_reports_trend_reads_its_own_week_from_its_digest(lang, monkeypatch):
+    """``trends_for(..., digest=d)`` equals the trend that analyses every week, and analyses d's week no more."""
+    prs = six_weeks()
+    rules = shipped_rules("vllm")
+    week = IsoWeek.parse("2026-W20")
+    d = week_digest(PrList(prs), REPO, week, "UTC", rules, lang)
+    full = trends_for(PrList(prs), REPO, trend_weeks(week, 8), "UTC", rules, lang)
+    import chatbot.digest_service as ds
+
+    analysed: list[str] = []
+    real = ds.DigestService.analysis
+    monkeypatch.setattr(ds.DigestService, "analysis", lambda self, r, w: analysed.append(str(w)) or real(self, r, w))
+    assert trends_for(PrList(prs), REPO, trend_weeks(week, 8), "UTC", rules, lang, digest=d) == full
+    assert len(analysed) == 7 and "2026-W20" not in analysed
 
 
 def test_history_equals_the_whole_history_definition(store):
