@@ -89,3 +89,22 @@ def test_main_directions_count_each_storyline_as_the_markdown_does(page):
     md = render_markdown(d)
     for th in d.themes:
         assert tr(d.lang, "paren", text=th.name, inner=th.total) in md
+
+
+@pytest.mark.parametrize("with_history", [True, False])
+def test_the_history_sentences_are_said_once(page, with_history, vllm_rules):
+    """The report said "The store holds no PRs of the previous week" in the summary and again under
+    "Week over week", the week-over-week line twice, and "The store holds nothing before this week"
+    twice: each history sentence now appears once."""
+    from chatbot.history import WeekHistory
+
+    d, hist, trends, chart, html = page
+    if not with_history:
+        html = render_html(d, history=WeekHistory(week=d.week), trends=None, charts=[])
+    text = re.sub(r"<[^>]+>", "", html)
+    for line in re.findall(r"<li>(.*?)</li>|<p>(.*?)</p>", html):
+        sentence = re.sub(r"<[^>]+>", "", line[0] or line[1]).strip()
+        if len(sentence) > 30 and "#" not in sentence and sentence[-1] in ".。":  # sentences, not headings
+            assert text.count(sentence) == 1, sentence
+    lead = "Compared with 2026-W19" if d.lang == "en" else "与 2026-W19 相比"  # hist.previous
+    assert (text.count(lead) == 1) if with_history else tr(d.lang, "hist.no_previous") in text
