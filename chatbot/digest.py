@@ -74,6 +74,14 @@ def newest_week(prs: Iterable[PullRequest], tz: str) -> IsoWeek | None:
     return None if newest is None else IsoWeek.containing(newest, load_zone(tz))
 
 
+def weeks_held(prs: Iterable[PullRequest], tz: str) -> list[tuple[IsoWeek, int]]:
+    """The ISO weeks in ``tz`` that hold merged PRs of ``prs``, with their PR counts, oldest first
+    (so a digest of an empty week can say which weeks the input does hold)."""
+    zone = load_zone(tz)
+    held = Counter(IsoWeek.containing(p.merged_at, zone) for p in prs)
+    return sorted(held.items(), key=lambda kv: str(kv[0]))
+
+
 def _counts(values: Iterable[str]) -> dict[str, int]:
     c = Counter(values)
     return dict(sorted(c.items(), key=lambda kv: (-kv[1], kv[0])))

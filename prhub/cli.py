@@ -13,6 +13,7 @@ import sys
 from datetime import datetime
 from enum import Enum
 from pathlib import Path
+from collections.abc import Sequence
 from typing import Annotated, Any, Optional
 
 from typing import TYPE_CHECKING
@@ -27,7 +28,7 @@ from prhub.formats import FORMATS
 from prhub.options import SAMPLE_WEEK, DigestSource
 
 if TYPE_CHECKING:  # imported where used: ``import prhub.cli`` stays under 0.25 s CPU (no pydantic, no rules)
-    from chatbot.models import DigestText
+    from chatbot.models import DigestText, PullRequest
     from scheduler.config import LLMSettings
 
 app = typer.Typer(
@@ -181,6 +182,8 @@ def digest(
                             tz_for=lambda _repo: zone_name, step=step)
     d = service.digest(repo_name, iso_week, langs=(lang_value,), skipped_records=parsed.skipped, generated_at=gen)
     text = write(d, lang_value)  # the one digest, written at output time
+    if d.total_prs == 0 and parsed.prs:
+        _note_weeks_held(parsed.prs, iso_week, zone_name)
     from prhub.formats import output_format
 
     if output_format(format_value).needs_report:  # the full report: history from the input or the store
@@ -195,6 +198,18 @@ def digest(
             write_bytes(data, out)
         return
     write_output(render(text, DigestFormat(format_value)), out)
+
+
+def _note_weeks_held(prs: Sequence[PullRequest], week: IsoWeek, zone_name: str) -> None:
+    """On stderr, when the digest's week is empty but the input is not: which weeks the input holds
+    (the newest three, with PR counts) and the ``--week`` to pass. The digest itself stays as is."""
+    from chatbot.digest import weeks_held
+
+    held = weeks_held(prs, zone_name)
+    shown = ", ".join(f"{w} ({n} PR{'' if n == 1 else 's'})" for w, n in held[-3:])
+    more = f" and {len(held) - 3} earlier week{'' if len(held) == 4 else 's'}" if len(held) > 3 else ""
+    typer.echo(f"note: the input holds no PRs merged in {week} ({zone_name}); it holds {shown}{more}: "
+               f"pass --week {held[-1][0]}", err=True)
 
 
 def _llm_options(llm: bool, **overrides: float | int | None) -> Optional[LLMSettings]:
@@ -430,7 +445,7 @@ def rules_schema() -> None:
 
 def digest_schema() -> dict[str, object]:
     """JSON schema of ``prhub digest --format json`` output (committed as docs/digest.schema.json)."""
-    from chatbot.models import DigestText
+    from chatbot.models import DigestText, PullRequest
 
     schema = DigestText.model_json_schema(mode="serialization")
     schema["$schema"] = "https://json-schema.org/draft/2020-12/schema"

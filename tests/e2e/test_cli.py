@@ -107,6 +107,24 @@ def test_stdin_and_week_and_generated_at():
     assert r.returncode == 0, r.stderr
     assert "No merged PRs found for 2026-W21." in r.stdout
     assert "Generated 2026-05-25 01:01 UTC+08:00" in r.stdout
+    # the empty week says, on stderr, which weeks the input holds and the --week to pass
+    assert r.stderr == ("note: the input holds no PRs merged in 2026-W21 (UTC); it holds 2026-W20 (217 PRs): "
+                        "pass --week 2026-W20\n")
+
+
+def test_an_empty_week_names_the_weeks_the_input_holds_in_the_digests_zone():
+    """Weeks count in the digest's zone: in Asia/Shanghai two of W20's PRs (UTC) fall in W21; of
+    six weeks, the newest three are named and the others counted."""
+    data = (ROOT / "prhub" / "data" / "2026-W20.json").read_text()
+    r = prhub("digest", "--input", "-", "--week", "2026-W30", "--tz", "Asia/Shanghai", stdin=data)
+    assert r.returncode == 0 and "No merged PRs found for 2026-W30." in r.stdout
+    assert r.stderr == ("note: the input holds no PRs merged in 2026-W30 (Asia/Shanghai); it holds 2026-W20 (215 PRs), "
+                        "2026-W21 (2 PRs): pass --week 2026-W21\n")
+    weeks = [str(shared_file("vllm", f"2026-W{w}.json")) for w in range(15, 21)]
+    r = prhub("digest", *(a for w in weeks for a in ("-i", w)), "--week", "2026-W10")
+    assert r.returncode == 0, r.stderr
+    assert r.stderr.startswith("note: the input holds no PRs merged in 2026-W10 (UTC); it holds 2026-W18 (")
+    assert r.stderr.endswith(" PRs) and 3 earlier weeks: pass --week 2026-W20\n")
 
 
 def test_rules_schema_and_check():
