@@ -21,6 +21,7 @@ from chatbot.cards import (
     Text,
     Untrusted,
     clip,
+    reasons_text,
     report_button,
     window_context,
 )
@@ -81,9 +82,7 @@ def slice_card(digest: DigestText, modules: Iterable[str], *, report_url: str | 
         if risky:
             ritems = tuple(
                 PRItem(number=p.number, url=safe_url(p.url), title=clip(p.title, limits.title_chars),
-                       detail=(Untrusted(text=clip(tr(lang, "sep").join(
-                           f"{tr(lang, f'risk.{t}')}{tr(lang, 'colon')}{p.risk_reasons.get(t, '')}" for t in p.risk_tags),
-                           limits.detail_chars)),))
+                       detail=(Untrusted(text=clip(reasons_text(p, lang), limits.detail_chars)),))
                 for p in risky
             )
             nrisky = sum(1 for p in prs if p.risk_tags)

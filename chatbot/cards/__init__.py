@@ -24,6 +24,7 @@ from chatbot.cards.answers import (
     trends_card,
 )
 from chatbot.cards.compose import (
+    reasons_text,
     report_button,
     top_risks_list,
     week_range,
@@ -98,6 +99,7 @@ __all__ = [
     "module_card",
     "pr_card",
     "pr_item_text",
+    "reasons_text",
     "report_button",
     "risks_card",
     "run_text",

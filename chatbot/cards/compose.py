@@ -137,9 +137,12 @@ def risk_kinds_section(d: DigestText, limits: CardLimits) -> Section:
     return Section(role="risk_kinds", heading=tr(lang, "h.risks"), lines=tuple(lines))
 
 
-def _reasons_text(p: AnalyzedPR, lang: str) -> str:
-    """``p``'s risk tags with their reasons, joined (``Large change: 40 files, Security: ...``)."""
-    return joined(lang, (f"{tr(lang, f'risk.{t}')}{tr(lang, 'colon')}{p.risk_reasons.get(t, '')}" for t in p.risk_tags))
+def reasons_text(p: AnalyzedPR, lang: str) -> str:
+    """``p``'s risk tags with their reasons (``large change: 11 files outside tests, +1,862/-1,031
+    lines; dependency change: …``), joined with the catalog's clause separator: a reason holds commas
+    itself ("fixes #41536, merged 05-11"), so commas between them read as one list."""
+    return tr(lang, "sep.clause").join(f"{tr(lang, f'risk.{t}')}{tr(lang, 'colon')}{p.risk_reasons.get(t, '')}"
+                                       for t in p.risk_tags)
 
 
 def top_risks_list(d: DigestText, risky: Sequence[AnalyzedPR], report_url: str | None, limits: CardLimits) -> PRList:
@@ -147,7 +150,7 @@ def top_risks_list(d: DigestText, risky: Sequence[AnalyzedPR], report_url: str |
     shown" (linked to the full report, which lists them all). Role ``risks``."""
     lang = d.lang
     shown = list(risky[: limits.top_risks])
-    items = tuple(pr_item(p, (Untrusted(text=clip(_reasons_text(p, lang), limits.detail_chars)),), limits) for p in shown)
+    items = tuple(pr_item(p, (Untrusted(text=clip(reasons_text(p, lang), limits.detail_chars)),), limits) for p in shown)
     more = len(risky) - len(shown)
     url = safe_url(report_url or "")
     key = "card.top_risks.shown_report" if url else "card.top_risks.shown"

@@ -89,7 +89,7 @@ def answer(q: RiskTagQuery, ctx: AnswerContext) -> Card:
     def detail(p: AnalyzedPR) -> str:
         if tags == ("revert",) and "revert" not in p.risk_tags:  # a docs-only revert: the fact, no advice
             return tr(lang, "card.pr.reverts", number=p.reverts) if p.reverts is not None else tr(lang, "risk.revert")
-        return tr(lang, "sep").join(p.risk_reasons.get(t, "") or tr(lang, f"risk.{t}") for t in (tags or p.risk_tags))
+        return tr(lang, "sep.clause").join(p.risk_reasons.get(t, "") or tr(lang, f"risk.{t}") for t in (tags or p.risk_tags))
 
     return ctx.filter_card(w, prs, what, ignored=ignored, detail=detail)
 
