@@ -37,10 +37,42 @@ class PlatformLimits:
     fallback_chars: int
 
 
+_OPENERS = {"(": ")", "（": "）", "“": "”", "[": "]", "「": "」"}
+_TRAILING = " ,;:、，；：—-"
+
+
 def clip(text: str, limit: int) -> str:
-    """``text`` with whitespace collapsed, cut to ``limit`` characters (the last one "…")."""
+    """``text`` with whitespace collapsed, cut to at most ``limit`` characters, the last one "…".
+
+    The cut backs off to keep whole words and brackets: to the last space when one lies in the second
+    half of the kept text (so "+7,128/-7,010" is never cut to "+7,128"), then to before a bracket or quote it would leave open ("#42370 (…" read
+    as a cut mid-parenthesis) when at least half of the limit remains, and drops separators left
+    dangling before the ellipsis. Text without spaces (Chinese) is cut at a character.
+    """
     s = " ".join(text.split())
-    return s if len(s) <= limit else s[: max(limit - 1, 0)] + ELLIPSIS
+    if len(s) <= limit:
+        return s
+    keep = max(limit - 1, 0)
+    cut = s[:keep]
+    space = cut.rfind(" ")
+    if space >= keep // 2 and space > 0:
+        cut = cut[:space]
+    open_at = _unclosed(cut)
+    if open_at is not None and open_at >= limit // 2:
+        cut = cut[:open_at]
+    cut = cut.rstrip(_TRAILING) or s[:keep]
+    return cut + ELLIPSIS
+
+
+def _unclosed(text: str) -> int | None:
+    """The index of the first bracket or opening quote of ``text`` that stays open, or None."""
+    stack: list[tuple[str, int]] = []
+    for i, ch in enumerate(text):
+        if ch in _OPENERS:
+            stack.append((_OPENERS[ch], i))
+        elif stack and ch == stack[-1][0]:
+            stack.pop()
+    return stack[0][1] if stack else None
 
 
 def fit(card: Card, limits: PlatformLimits) -> list[Card]:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from chatbot.cards import (
     Actions,
     Card,
@@ -96,7 +98,7 @@ def test_fit_cuts_what_a_platform_bounds_then_splits_keeping_every_block_in_orde
     assert {p.header for p in pieces} == {"Weekly digest " + "x" * 25 + "…"}
     assert {p.fallback for p in pieces} == {clip(card.fallback, 30)} and len(clip(card.fallback, 30)) == 30
     assert [b.label for p in pieces for blk in p.blocks if isinstance(blk, Actions) for b in blk.buttons] == ["Full…"]
-    assert [blk.alt for p in pieces for blk in p.blocks if isinstance(blk, Image)] == ["Label distr…"]
+    assert [blk.alt for p in pieces for blk in p.blocks if isinstance(blk, Image)] == ["Label…"]  # a whole word
     # a card without a fallback notifies with its (cut) header; one that fits is one card
     (alone,) = fit(Card(header="Risks   of the week", blocks=(Section(lines=((Text(text="x"),),)),)), limits)
     assert (alone.header, alone.fallback) == ("Risks of the week", "Risks of the week")
@@ -142,3 +144,19 @@ def test_plurals_and_chinese_punctuation_in_card_text(vllm_rules):
                        rules=vllm_rules, lang="zh")
     assert "：1 个 PR，+" in module_card(zh1, m, m).fallback
     assert "：" in pr_card(d.prs[0], d).fallback and ": " not in pr_card(d.prs[0], d).fallback
+
+
+@pytest.mark.parametrize("text,limit,want", [
+    # the chat "risks" answer once ended "#35859 (critical, quark_nvfp4.py); #42370 (…": a cut left open
+    ("the most severe: #35859 (critical, quark_nvfp4.py); #42370 (high, factories.py) “The imports”", 60,
+     "the most severe: #35859 (critical, quark_nvfp4.py); #42370…"),
+    ("merged PRs of the week and their digest", 20, "merged PRs of the…"),  # a whole word, no dangling space
+    ("large change: 32 files, +7,128/-7,010 lines", 31, "large change: 32 files…"),  # no dangling comma
+    ("本周合并的PR以及它们的风险观察和建议", 10, "本周合并的PR以及…"),  # no spaces: cut at a character
+    ("(a very long parenthesis that never closes in time)", 20, "(a very long…"),  # open from the start: kept
+    ("exactly twenty chars", 20, "exactly twenty chars"),  # at the limit: untouched
+    ("exactly twenty chars!", 20, "exactly twenty…"),  # one over
+])
+def test_clip_keeps_whole_words_and_closed_brackets(text, limit, want):
+    out = clip(text, limit)
+    assert out == want and len(out) <= limit
