@@ -30,6 +30,8 @@ from chatbot.rules import Rules
 
 CITED = 3
 """PRs named at most in one observation's sentence."""
+NAMES_MAX = 2 * CITED
+"""PRs one observation's sentence names at most: its cited PRs and the PR each fix or revert points at."""
 NAMED_MAX = 3
 """A Markdown digest names one PR in at most this many places (storylines, observations,
 recommendations): a PR already named so often is counted in the observation, not named."""
@@ -98,6 +100,25 @@ def _story(tagged: Sequence[AnalyzedPR], week: set[int], refs: dict[int, int], l
     return tr(lang, "obs.story_sep").join(parts), [n for orig, nums in fixes.items() for n in (orig, *nums)]
 
 
+def _other_fixes(rest: Sequence[AnalyzedPR], lang: str, mentions: Counter[int], names: list[int]) -> str:
+    """The fixes the story left out (``rest``, rank order): ``; also the fixes #41946, #42830`` while
+    the sentence names fewer than :data:`NAMES_MAX` PRs (``names``, extended; only PRs named fewer
+    than :data:`NAMED_MAX` times), counted beyond (``; also 2 more``); empty when the story told
+    every fix.
+    W20 told three pairs of its five fixes and said nothing of the other two."""
+    if not rest:
+        return ""
+    shown = cite(rest, mentions, limit=max(0, NAMES_MAX - len(names)))
+    if not shown:
+        return tr(lang, "obs.story_more_unnamed", n=len(rest))
+    names.extend(p.number for p in shown)
+    prs = tr(lang, "sep").join(f"#{p.number}" for p in shown)
+    if len(rest) > len(shown):
+        prs = tr(lang, "obs.items_more", items=prs, n=len(rest) - len(shown))
+    one = len(rest) == 1
+    return tr(lang, "obs.story_more", prs=prs, fixes=tr(lang, "obs.fix" if one else "obs.fixes", prs=prs))
+
+
 def _refs(prs: Sequence[AnalyzedPR], lang: str) -> str:
     return tr(lang, "sep").join(f"#{p.number}" for p in prs)
 
@@ -149,6 +170,7 @@ def observations(
             detail = tr(lang, "obs.bot-review-flag", n=total, k=n, quotes=quotes)
         elif tag == "follow-up-fix":
             story, names = _story(tagged, set(by_num), refs, lang, mentions)
+            story += _other_fixes([p for p in tagged if p.number not in names], lang, mentions, names)
             detail = tr(lang, "obs.follow-up-fix", n=n, story=story)
         elif tag == "revert":
             shown = cite(tagged, mentions)

@@ -138,6 +138,26 @@ def test_an_observation_counts_the_tagged_prs_it_does_not_name(w20):
     assert "(+664/-0) and 3 more files; also" in core.detail and core.detail.count("#") == 3
 
 
+@pytest.mark.parametrize("source,week,lang", [("sample", "2026-W20", "en"), ("sample", "2026-W20", "zh"),
+                                              ("threads", "2026-W27", "en"), ("threads", "2026-W27", "zh")])
+def test_the_follow_up_story_names_or_counts_every_fix(vllm_rules, source, week, lang):
+    """W20's story told three original/fix pairs of its five fixes and said nothing of #41946 and
+    #42830 (W27: three of eight): the fixes it leaves out of the pairs are now counted ("; and 2 more
+    follow-up PRs"), named only while the sentence names fewer than six PRs."""
+    from adapters.export.ghjson import load_exports
+    from tests.conftest import ROOT
+
+    path = ROOT / "prhub" / "data" / f"{week}.json" if source == "sample" else shared_file("vllm-threads", f"{week}.json")
+    d = written_digest(load_exports([str(path)]).prs, repo="vllm-project/vllm", week=IsoWeek.parse(week),
+                       rules=vllm_rules, lang=lang)
+    risk = next(r for r in d.risks if r.kind == "follow-up-fix")
+    named = {int(n) for n in re.findall(r"#(\d+)", risk.detail)}
+    more = re.search(r"(?:and (\d+) more(?: follow-up PRs?)?|和另外 (\d+) 个|另有 (\d+) 个后续修复)[:：]", risk.detail)
+    unnamed = int(next(g for g in more.groups() if g)) if more else 0
+    assert len(named & set(risk.prs)) + unnamed == len(risk.prs) > 3, risk.detail
+    assert len(named) <= 6  # three pairs at most, then counted
+
+
 def test_contributors_and_hot_paths(w20):
     assert sum(c.prs for c in w20.contributors) == sum(1 for p in w20.prs)  # no bot authors in W20
     top = w20.hot_files[0]
