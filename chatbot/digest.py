@@ -212,7 +212,7 @@ def _recommendations(
     limit = rules.thresholds.recommendations
     recs: list[Recommendation] = []
 
-    def target(nums: Sequence[int], obs: int | None) -> tuple[str, tuple[int, ...]]:
+    def target(nums: Sequence[int], obs: int | None, total: int = 2) -> tuple[str, tuple[int, ...]]:
         times = 1 if recs else 2  # the first is also the takeaways' "do" bullet
         named = tuple(n for n in nums if mentions[n] + times <= NAMED_MAX)[:2]
         for n in named:
@@ -220,13 +220,13 @@ def _recommendations(
         refs = tr(lang, "sep").join(f"#{n}" for n in named)
         if obs is None:
             return refs, named
-        key = "rec.target" if named else "rec.target_obs"
+        key = "rec.target" if named else "rec.target_obs_one" if total == 1 else "rec.target_obs"
         return tr(lang, key, prs=refs, obs=obs), named
 
     room = limit - (1 if themes else 0)
     for i, item in enumerate(risks[:room], start=1):
         shown = [n for n in item.prs if n in item.named] if item.named else list(item.prs)
-        text_target, named = target(shown, i)  # only PRs the observation named: the reader just saw them
+        text_target, named = target(shown, i, len(item.prs))  # only PRs the observation named: the reader saw them
         prs = (*named, *(n for n in item.prs if n not in named))[:5]
         mods: list[str] = []
         for n in prs:  # the owners of the PRs named first
@@ -243,7 +243,7 @@ def _recommendations(
         th = themes[0]
         refs, _ = target(th.prs, None)
         key = "rec.storyline" if refs else "rec.storyline_bare"
-        recs.append(Recommendation(text=tr(lang, key, name=th.name, n=len(th.prs), prs=refs), prs=tuple(th.prs[:3]),
+        recs.append(Recommendation(text=tr(lang, key, name=th.name, n=th.total, prs=refs), prs=tuple(th.prs[:3]),
                                    modules=(th.module,)))
     return recs
 

@@ -99,7 +99,9 @@ def test_recommendations_refer_to_an_observation_or_storyline(w20):
         assert set(r.prs) <= set(w20.risks[i - 1].prs)
         assert all(int(n) in r.prs for n in re.findall(r"#(\d+)", r.text))
     last = w20.recommendations[-1]
-    assert last.text.startswith(w20.themes[0].name) and last.prs == w20.themes[0].prs[:3]
+    # the lead storyline with its size, not "moved most (5 PRs in the highlights)" of a 10-PR storyline
+    assert last.text.startswith(f"The lead storyline this week is {w20.themes[0].name} ({w20.themes[0].total} PRs)")
+    assert last.prs == w20.themes[0].prs[:3] and w20.themes[0].total > len(w20.themes[0].prs)
 
 
 @pytest.mark.parametrize("week", ["2026-W15", "2026-W16", "2026-W17", "2026-W18", "2026-W19", "2026-W20"])

@@ -38,7 +38,7 @@ def test_a_template_space_between_chinese_and_an_inserted_chinese_value_goes():
     assert tr("zh", "rec.revert", target=obs).startswith("为风险 1 所列的 PR 回滚掉的工作")
     assert tr("zh", "rec.revert", target="#41035").startswith("为 #41035 回滚掉的工作")
     assert tr("zh", "rec.core-path-change", modules="模型运行器、硬件平台", target="#1").startswith(
-        "请模型运行器、硬件平台的维护者复读 #1，")
+        "请模型运行器、硬件平台的维护者重新审阅 #1，")
     assert tr("zh", "rec.core-path-change", modules="模型运行器、MoE", target="#1").startswith("请模型运行器、MoE 的维护者")
     assert tr("zh", "rec.revert", target="模型 运行器").startswith("为模型 运行器回滚")  # the value's own space stays, both gaps close
     # nor beside full-width punctuation (lang.tight): "（风险 2）补上", not "（风险 2） 补上"

@@ -72,7 +72,7 @@ def test_the_new_rule_is_found_scored_and_written(registry):
     assert [(r.kind, r.prs) for r in d.risks] == [("todo-left", (1,))]
     # its own rec.<tag> text; {prs} refers to the observation (#1 is named in the storyline and the
     # observation already, and the first recommendation is repeated by the takeaways)
-    assert d.recommendations[0].text == "Open issues for the TODOs of the PRs of risk 1."
+    assert d.recommendations[0].text == "Open issues for the TODOs of the PR of risk 1."  # one PR: "the PR"
     # no obs.<tag> text: the generic observation sentence names it, its count and its first PR's reason
     assert d.risks[0].detail == "TODO left: 1 PR (#1: 2 TODOs in the title)."
     zh = _digest(registry, "zh")

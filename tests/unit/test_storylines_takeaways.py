@@ -96,7 +96,7 @@ def test_takeaways_lead_and_the_headline_is_the_first(w20):
     assert bullets == (  # only the recommendation names PRs (the highlights and observations do)
         "Shipped: DeepSeek-V4 (10 PRs), speculative decoding (7 PRs), model support (17 PRs).",  # as their sentences count
         "Watch: revert (1 PR); follow-up fix (5 PRs).",
-        "Do: Open a tracking issue to re-land what the PRs of risk 1 reverted, with a test that reproduces the "
+        "Do: Open a tracking issue to re-land what the PR of risk 1 reverted, with a test that reproduces the "
         "failure, so the work is not lost.",
     )
     assert headline(w20) == bullets[0]
