@@ -387,6 +387,14 @@ class DigestText(Frozen):
     prose: ProseInfo | None = None
     """Set when the LLM writer was asked (None: rule-written only, no model configured)."""
 
+    @property
+    def reverted_later(self) -> tuple[int, ...]:
+        """The PRs of :attr:`reverted` whose revert was merged after the window (a later week the
+        input or store holds), in number order; the others were reverted within the week."""
+        week = {p.number for p in self.prs}
+        return tuple(p.number for p in self.prs
+                     if p.number in self.reverted and p.reverted_by is not None and p.reverted_by not in week)
+
 
 class Prose(Frozen):
     """What the optional step between analysis and rendering (:data:`chatbot.digest_service.DigestStep`,

@@ -9,6 +9,7 @@ import pytest
 
 from adapters.export.ghjson import parse_records
 from tests.digests import written_digest
+from chatbot.i18n import tr
 from chatbot.render.markdown import render_markdown
 from chatbot.weeks import IsoWeek, load_zone
 from tests.conftest import shared_file, week_prs
@@ -158,6 +159,21 @@ def test_the_follow_up_story_names_or_counts_every_fix(vllm_rules, source, week,
     unnamed = int(next(g for g in more.groups() if g)) if more else 0
     assert len(named & set(risk.prs)) + unnamed == len(risk.prs) > 3, risk.detail
     assert len(named) <= 6  # three pairs at most, then counted
+
+
+@pytest.mark.parametrize("lang,later", [("en", "Reverted in a later week: 1 PR of this week."),
+                                         ("zh", "本周有 1 个 PR 在之后的一周被回滚。")])
+def test_a_revert_of_a_later_week_is_not_told_as_within_the_week(vllm_rules, lang, later):
+    """W19 with W20 beside it: #39917 (merged 05-07) was reverted by #42434 on 05-14, a week later,
+    and the lead said "1 PR were reverted within the week". W18's revert is within its week."""
+    d = written_digest(week_prs("2026-W19") + week_prs("2026-W20"), repo="vllm-project/vllm",
+                       week=IsoWeek.parse("2026-W19"), rules=vllm_rules, lang=lang)
+    assert d.reverted == d.reverted_later == (39917,)
+    md = render_markdown(d)
+    assert later in md and tr(lang, "md.lead.reverted", n=1).strip() not in md
+    d18 = digest("2026-W18", vllm_rules, lang)
+    assert len(d18.reverted) == 1 and d18.reverted_later == ()
+    assert tr(lang, "md.lead.reverted", n=1).strip() in render_markdown(d18)
 
 
 def test_contributors_and_hot_paths(w20):
