@@ -1,8 +1,10 @@
 """``tests-removed``: test lines net-removed beyond ``thresholds.tests_removed_min_lines`` (strictly
 more). A test file emptied while the PR adds as many test lines elsewhere is a move, not a loss
 (W20 #41826 empties test_speculators_dflash.py, -171, and adds test_speculators_correctness.py,
-+209); the largest emptied file is the evidence named when there is one. Not counted for importance: the tag can vanish as a
-PR adds lines, and the score must not fall as a PR grows."""
++209); the largest file that only lost lines is the evidence named when there is one. The data
+holds line counts, not file status, so the reason says "lines only deleted from", never "emptied":
+W27's "test_common.py emptied (+0/-25)" was 25 lines of a large shared test file. Not counted for
+importance: the tag can vanish as a PR adds lines, and the score must not fall as a PR grows."""
 
 from __future__ import annotations
 
