@@ -24,7 +24,7 @@ from chatbot.gist_line import new_gist
 from chatbot.cards import Card, Line, Section, Text, Untrusted, filtered_card, message_card
 from chatbot.entities import RangeRef, weeks_of_range
 from chatbot.filters import Filters, keep, resolve_words, subject_names
-from chatbot.i18n import tr
+from chatbot.i18n import lines_text, tr
 from chatbot.intent import AnswerContext, Intent, ParseInput, QueryBase, WeekRef, compile_patterns
 from chatbot.models import AnalyzedPR
 
@@ -133,7 +133,7 @@ def answer(q: CountQuery, ctx: AnswerContext) -> Card:
     limits = ctx.limits if q.by == "prs" else ctx.limits.model_copy(update={"list_items": n})
 
     def detail(p: AnalyzedPR) -> str:
-        return " · ".join(x for x in (f"{p.importance:.1f}", f"+{p.additions}/-{p.deletions}", new_gist(p)) if x)
+        return " · ".join(x for x in (f"{p.importance:.1f}", lines_text(p.additions, p.deletions), new_gist(p)) if x)
 
     key = (lambda p: (-(p.additions + p.deletions), p.number)) if q.by == "size" else (lambda p: (-p.importance, p.number))
     return filtered_card(d, prs, header=tr(lang, "card.count.header", what=what, where=where),

@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Literal
 
 from chatbot.cards import Card, filtered_card
-from chatbot.i18n import tr
+from chatbot.i18n import lines_text, tr
 from chatbot.intent import AnswerContext, Intent, ParseInput, QueryBase, WeekRef, compile_patterns
 from chatbot.models import AnalyzedPR
 
@@ -85,7 +85,7 @@ def answer(q: ReviewFirstQuery, ctx: AnswerContext) -> Card:
         if "large-change" in p.risk_tags:
             n = reviews.get(p.number, 0)
             why.append(tr(lang, "card.review.reviews", n=n) if n else tr(lang, "card.review.unreviewed"))
-        return " · ".join(x for x in (f"{p.importance:.1f}", tr(lang, "sep").join(why), f"+{p.additions}/-{p.deletions}") if x)
+        return " · ".join(x for x in (f"{p.importance:.1f}", tr(lang, "sep").join(why), lines_text(p.additions, p.deletions)) if x)
 
     return filtered_card(d, prs, header=tr(lang, "card.review.header", repo=d.repo, week=w.week),
                          count_line=lead, empty_line=tr(lang, "card.review.none", week=w.week), detail=detail,

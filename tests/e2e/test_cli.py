@@ -1,6 +1,7 @@
 """The prhub command as a user runs it (a subprocess, real files)."""
 
 import json
+import re
 import os
 import subprocess
 import sys
@@ -181,3 +182,14 @@ def test_an_input_of_only_invalid_records_says_how_many_were_skipped():
     assert (r.returncode, r.stdout) == (2, "")
     assert r.stderr == ("prhub: error: the input holds no PRs (1 invalid record skipped), so there is no newest week: "
                         "pass --week YYYY-Www\n")
+
+
+def test_review_first_and_count_answers_write_lines_as_the_digest_does():
+    """"+1920/-1033" in the review-first answer beside "+1,862/-1,031" in the digest: one format
+    (chatbot.i18n.lines_text, thousands separators) in every answer."""
+    r = prhub("ask", "--sample", "what should I review first this week?")
+    assert r.returncode == 0, r.stderr
+    assert "8.8 · follow-up fix, dependency change, large change, no review on record · +1,920/-1,033" in r.stdout
+    assert not re.search(r"\+\d{4,}/-", r.stdout)
+    r = prhub("ask", "--sample", "how many rocm PRs this week")
+    assert r.returncode == 0 and not re.search(r"\+\d{4,}/-|/-\d{4,}", r.stdout), r.stdout
