@@ -21,24 +21,36 @@ log = logging.getLogger(__name__)
 PRINT_CSS = """
 table{table-layout:fixed;width:100%}
 td,th{overflow-wrap:anywhere;padding:4px 5px}
-th,td.num,th.num,.tag,.person,.delta{white-space:normal}
+th{white-space:normal;overflow-wrap:normal}
+td.num,a.pr,.delta,.person strong{white-space:nowrap;overflow-wrap:normal}
+.person,.tag{white-space:normal}
 .tag{display:inline}
 table.sortable th[data-sort]::after{content:none}
 table.modules th:first-child{width:46%}
-table.risks th:nth-child(1){width:5%}table.risks th:nth-child(2){width:15%}table.risks th:nth-child(3){width:12%}
-table.key-prs th:nth-child(1){width:8%}table.key-prs th:nth-child(2){width:30%}table.key-prs th:nth-child(3){width:9%}
-table.key-prs th:nth-child(4){width:13%}table.key-prs th:nth-child(5){width:12%}
-table.trend th:first-child{width:16%}
+table.risks th:nth-child(1){width:5%}table.risks th:nth-child(2){width:17%}
+table.key-prs th:nth-child(1){width:9%}table.key-prs th:nth-child(2){width:25%}table.key-prs th:nth-child(3){width:12.5%}
+table.key-prs th:nth-child(4){width:14.5%}table.key-prs th:nth-child(5){width:18.5%}
+html:lang(zh) table.key-prs th:nth-child(3),html:lang(zh) table.appendix th:nth-child(3){width:8%}
+table.appendix th:nth-child(1){width:9%}table.appendix th:nth-child(2){width:33%}table.appendix th:nth-child(3){width:12.5%}
+table.trend{table-layout:auto}table.trend th{overflow-wrap:anywhere}
 html:lang(en) body{font-family:"DejaVu Sans","Noto Sans","Helvetica Neue",Arial,"Noto Sans CJK SC",sans-serif}
 """
 """The PDF's own stylesheet, after the page's: fixed table layout with explicit column widths (issue 13:
 automatic layout was 68% of WeasyPrint's time; fixed layout also keeps every table inside the page
-margins; on paper a header or number may wrap, since a ``nowrap`` word
-would overflow its fixed-width cell, and the sort arrows go), risk and label tags as inline boxes (an
-``inline-block`` is shrink-to-fit: WeasyPrint measured each tag's min- and max-content widths, a
-third of the print's Pango line layouts, 8,213 -> 5,351 for W20 en; the pill keeps its colours and
-side padding and, as before, may wrap) and, for English pages, a Latin font before the CJK one
-(Chinese pages keep the page's CJK-first stack). The HTML page itself is unchanged."""
+margins). In a fixed-width cell ``overflow-wrap:anywhere`` breaks a word only when it does not fit on
+a line of its own, so the widths are what keeps tokens whole: the PR column fits ``#NNNNNN``, the
+importance column its English header (``Importance``; the Chinese one is narrower), the module and
+author columns the longest module word and login of the six real weeks (``documentation``,
+``LopezCastroRoberto``), and the title and detail columns take the rest (there a long identifier or
+hash still breaks: it must, to stay in the margins). PR links, numeric cells, deltas and logins of
+the new-contributor list are ``nowrap``; headers break only between words. The trend table (at most
+7 rows) keeps automatic layout, which sizes its label columns to ``documentation`` or ``new-model``
+and, should they not all fit, wraps a header rather than run past the margin (a ``nowrap`` header in
+fixed-width columns ran 30 pt past it). Risk and label tags are inline boxes (an ``inline-block`` is
+shrink-to-fit: WeasyPrint measured each tag's min- and max-content widths, a third of the print's
+Pango line layouts, 8,213 -> 5,351 for W20 en; the pill keeps its colours and side padding and, as
+before, may wrap) and, for English pages, a Latin font comes before the CJK one (Chinese pages keep
+the page's CJK-first stack). The HTML page itself is unchanged."""
 
 _FROZEN = [0]  # how many frozen_heap() blocks are open (any thread)
 _FROZEN_LOCK = threading.Lock()
