@@ -74,10 +74,14 @@ SOCIAL = re.compile(r"^(?:(?:hi|hello|hey|yo|thanks|thank you|thx|ty|ok|okay|coo
                     r"|bye|你好|您好|嗨|谢谢|多谢|感谢|好的|好|早|早上好|晚安|再见|辛苦了)\s*)+$")
 """A message that only greets or thanks (the help card answers it)."""
 
-_ISO_WEEK = re.compile(r"(?<![0-9])([0-9]{4}) ?-? ?w ?([0-9]{1,2})(?![0-9])", re.ASCII)
-_SHORT_WEEK = re.compile(r"(?<![0-9a-z])(?:w|week) ?([0-9]{1,2})(?![0-9])|第 ?([0-9]{1,2}) ?周", re.ASCII)
-_THIS_WEEK = re.compile(r"\b(?:this|current) week\b|本周|这周|这一周|本星期|这个星期|这星期")
-_LAST_WEEK = re.compile(r"\b(?:last|previous|prev|past) week\b|上周|上一周|上星期|上个星期")
+ISO_WEEK = re.compile(r"(?<![0-9])([0-9]{4}) ?-? ?w ?([0-9]{1,2})(?![0-9])", re.ASCII)
+"""An ISO week in cleaned text: ``2026-w19``, ``2026 w 19`` (year, week)."""
+SHORT_WEEK = re.compile(r"(?<![0-9a-z/])(?:w|week) ?([0-9]{1,2})(?![0-9])|第 ?([0-9]{1,2}) ?周", re.ASCII)
+"""A week of the current year: ``w19``, ``week 19``, ``第19周`` (not inside a word or a path)."""
+THIS_WEEK = re.compile(r"\b(?:this|current) (?:week|wk)\b|本周|这周|这一周|本星期|这个星期|这星期")
+"""This week, in English (``wk`` too) or Chinese; one copy for the parser and the entities."""
+LAST_WEEK = re.compile(r"\b(?:last|previous|prev|past) (?:week|wk)\b|上周|上一周|上星期|上个星期")
+"""Last week, in English (``wk`` too) or Chinese."""
 _THIS_MONTH = re.compile(r"\b(?:this|current) month\b|本月|这个月|这月|当月")
 _LAST_MONTH = re.compile(r"\b(?:last|previous|past) month\b|上个月|上月")
 _NUM_WORDS = {"two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "eight": 8, "ten": 10, "twelve": 12,
@@ -140,16 +144,16 @@ def _cut(text: str, m: re.Match[str]) -> str:
 
 def _week_ref(token: str) -> str | None:
     """``2026-W19`` / ``W19`` / ``this week`` / ``last week`` as a week reference, else None."""
-    m = _ISO_WEEK.fullmatch(token) or None
+    m = ISO_WEEK.fullmatch(token) or None
     if m:
         return f"{int(m.group(1))}-W{int(m.group(2)):02d}"
-    m = _SHORT_WEEK.fullmatch(token)
+    m = SHORT_WEEK.fullmatch(token)
     if m:
         n = int(m.group(1) or m.group(2))
         return f"W{n:02d}" if 1 <= n <= 53 else None
-    if _LAST_WEEK.fullmatch(token):
+    if LAST_WEEK.fullmatch(token):
         return "previous"
-    if _THIS_WEEK.fullmatch(token):
+    if THIS_WEEK.fullmatch(token):
         return "current"
     return None
 
@@ -158,13 +162,13 @@ def _weeks(text: str) -> tuple[list[str], str]:
     """``(week refs in text order, text without them)``; an ISO week that does not exist is dropped
     (:func:`chatbot.intent.week_of` reports it)."""
     found: list[tuple[int, str]] = []
-    for rx in (_ISO_WEEK, _SHORT_WEEK, _LAST_WEEK, _THIS_WEEK):
+    for rx in (ISO_WEEK, SHORT_WEEK, LAST_WEEK, THIS_WEEK):
         while True:
             m = rx.search(text)
             if not m:
                 break
             ref = _week_ref(m.group(0).strip())
-            if rx is _ISO_WEEK:
+            if rx is ISO_WEEK:
                 year, week = int(m.group(1)), int(m.group(2))
                 try:
                     date.fromisocalendar(year, week, 1)

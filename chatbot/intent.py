@@ -28,7 +28,7 @@ from pydantic import BaseModel, ConfigDict
 from chatbot.buttons import ButtonContext, ChatAction
 from chatbot.gist_line import new_gist
 from chatbot.cards import DEFAULT_LIMITS, Button, Card, CardLimits, filtered_card, message_card
-from chatbot.entities import Entities, extract, resolve_week
+from chatbot.entities import ISO_WEEK, LAST_WEEK, SHORT_WEEK, THIS_WEEK, Entities, extract, resolve_week
 from chatbot.filters import Filters, people, subject_names
 from chatbot.i18n import DEFAULT_LANG, Lang, add_texts, text_lang, tr
 from chatbot.models import AnalyzedPR, DigestText
@@ -42,10 +42,6 @@ WeekRef = str
 """``current`` (the ISO week containing now), ``previous``, an ISO week such as ``2026-W19``, or a
 week number without its year (``W19``: the latest week 19 not after the current week)."""
 
-_ISO_WEEK = re.compile(r"(?<![0-9])([0-9]{4}) ?-? ?w ?([0-9]{1,2})(?![0-9])", re.ASCII)
-_SHORT_WEEK = re.compile(r"(?<![0-9a-z/])(?:w|week) ?([0-9]{1,2})(?![0-9])|第 ?([0-9]{1,2}) ?周", re.ASCII)
-_THIS_WEEK = re.compile(r"\b(?:this|current) week\b|本周|这周|这一周|本星期|这个星期|这星期")
-_LAST_WEEK = re.compile(r"\b(?:last|previous|prev) week\b|上周|上一周|上星期|上个星期")
 _FILLER = re.compile(r"^(?:to|for|from|me to|me for|me from|module|模块)\b ?")
 
 
@@ -111,7 +107,7 @@ def week_of(s: str) -> tuple[WeekRef, str, str]:
     the years :data:`~chatbot.weeks.MIN_YEAR`..:data:`~chatbot.weeks.MAX_YEAR` (``9999-W01``;
     ``week_ref`` is then ``current``); ``""`` otherwise.
     """
-    m = _ISO_WEEK.search(s)
+    m = ISO_WEEK.search(s)
     if m:
         year, week = int(m.group(1)), int(m.group(2))
         rest = (s[: m.start()] + " " + s[m.end():]).strip()
@@ -122,13 +118,13 @@ def week_of(s: str) -> tuple[WeekRef, str, str]:
         if not MIN_YEAR <= year <= MAX_YEAR:
             return "current", f"{year}-W{week:02d}", rest
         return f"{year}-W{week:02d}", "", rest
-    m = _SHORT_WEEK.search(s)
+    m = SHORT_WEEK.search(s)
     if m and 1 <= int(m.group(1) or m.group(2)) <= 53:
         return f"W{int(m.group(1) or m.group(2)):02d}", "", (s[: m.start()] + " " + s[m.end():]).strip()
-    m = _LAST_WEEK.search(s)
+    m = LAST_WEEK.search(s)
     if m:
         return "previous", "", (s[: m.start()] + " " + s[m.end():]).strip()
-    m = _THIS_WEEK.search(s)
+    m = THIS_WEEK.search(s)
     if m:
         return "current", "", (s[: m.start()] + " " + s[m.end():]).strip()
     return "current", "", s

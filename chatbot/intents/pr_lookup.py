@@ -108,6 +108,8 @@ def answer(q: PRLookupQuery, ctx: AnswerContext) -> Card:
         span = ctx.history_weeks()
         if span is None:
             return _not_found(q, ctx, "card.pr.none_stored")
+        if span[0] == span[1]:  # one stored week: not "merged from 2026-W20 to 2026-W20"
+            return _not_found(q, ctx, "card.pr.not_stored_week", first=span[0], last=span[1])
         return _not_found(q, ctx, "card.pr.not_stored", first=span[0], last=span[1])
     week = ctx.current_week()
     first = week

@@ -193,3 +193,12 @@ def test_review_first_and_count_answers_write_lines_as_the_digest_does():
     assert not re.search(r"\+\d{4,}/-", r.stdout)
     r = prhub("ask", "--sample", "how many rocm PRs this week")
     assert r.returncode == 0 and not re.search(r"\+\d{4,}/-|/-\d{4,}", r.stdout), r.stdout
+
+
+def test_one_stored_week_and_wk_for_week():
+    """"merged from 2026-W20 to 2026-W20" of a store of one week; "this wk" searched as a word
+    (the parser and the entities each had their own copy of the week patterns)."""
+    r = prhub("ask", "--sample", "#99999")
+    assert r.returncode == 0 and "PR #99999 is not among the stored PRs, all merged in 2026-W20." in r.stdout, r.stdout
+    r = prhub("ask", "--sample", "anything broken this wk?")
+    assert r.returncode == 0 and r.stdout.startswith("Search “broken” · 2026-W20"), r.stdout
