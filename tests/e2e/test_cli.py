@@ -202,3 +202,12 @@ def test_one_stored_week_and_wk_for_week():
     assert r.returncode == 0 and "PR #99999 is not among the stored PRs, all merged in 2026-W20." in r.stdout, r.stdout
     r = prhub("ask", "--sample", "anything broken this wk?")
     assert r.returncode == 0 and r.stdout.startswith("Search “broken” · 2026-W20"), r.stdout
+
+
+def test_the_readme_synopsis_lists_every_output_format():
+    """The README's "Using it" synopsis said ``--format markdown|json`` while the CLI writes six."""
+    from prhub.formats import FORMATS
+
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    synopsis = re.search(r"\[--format ([a-z|]+)\]", readme)
+    assert synopsis is not None and set(synopsis.group(1).split("|")) == set(FORMATS)
