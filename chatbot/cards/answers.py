@@ -187,7 +187,7 @@ def top_prs_card(d: DigestText, *, report_url: str | None = None, limits: CardLi
                   for p in shown)
     more = len(d.key_prs) - len(shown)
     blocks.append(PRList(role="key_prs", heading=tr(lang, "card.h.key_prs"), items=items, more=more,
-                         more_text=more_line(lang, more, report_url)))
+                         more_text=more_line(lang, more, report_url, kind="key")))
     return Card(header=header, lang=lang, blocks=tuple(with_button(blocks, lang, report_url)), fallback=header)
 
 

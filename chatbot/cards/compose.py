@@ -73,9 +73,12 @@ def rank(p: AnalyzedPR) -> tuple[float, int]:
     return (-p.importance, p.number)
 
 
-def more_line(lang: str, n: int, report_url: str | None) -> str:
-    """"and ``n`` more" (pointing to the report when there is one); empty when ``n`` is 0."""
-    return tr(lang, "card.more_in_report" if report_url else "card.more", n=n) if n else ""
+def more_line(lang: str, n: int, report_url: str | None, *, kind: str = "") -> str:
+    """"and ``n`` more" (pointing to the report when there is one); empty when ``n`` is 0. ``kind``
+    names what the list holds (``key``: "and 21 more key PRs", so "top 3" does not read as if 21
+    more were asked for)."""
+    key = f"card.more_{kind}" if kind else "card.more"
+    return tr(lang, f"{key}_in_report" if report_url else key, n=n) if n else ""
 
 
 def week_range(d: DigestText) -> tuple[str, str]:

@@ -211,3 +211,10 @@ def test_the_readme_synopsis_lists_every_output_format():
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     synopsis = re.search(r"\[--format ([a-z|]+)\]", readme)
     assert synopsis is not None and set(synopsis.group(1).split("|")) == set(FORMATS)
+
+
+def test_top_n_says_what_the_rest_are():
+    """"top 3" listed three and then "and 21 more", as if 21 more had been asked for."""
+    r = prhub("ask", "--sample", "top 3")
+    assert r.returncode == 0 and r.stdout.rstrip().endswith("and 21 more key PRs"), r.stdout
+    assert r.stdout.count("\n  - #") == 3
