@@ -218,3 +218,14 @@ def test_top_n_says_what_the_rest_are():
     r = prhub("ask", "--sample", "top 3")
     assert r.returncode == 0 and r.stdout.rstrip().endswith("and 21 more key PRs"), r.stdout
     assert r.stdout.count("\n  - #") == 3
+
+
+@pytest.mark.parametrize("first,warned", [(19, True), (17, True), (16, False)])
+def test_new_contributors_warn_below_four_weeks_of_history(first, warned):
+    """W19 alone before W20 made 87 of 137 authors "new" (Cyrus Leung among them) with no word of
+    caution; below four weeks of history (SHORT_HISTORY_WEEKS) the answer now says so: 1 and 3 weeks
+    warn, exactly 4 does not."""
+    inputs = [a for w in range(first, 21) for a in ("-i", str(shared_file("vllm", f"2026-W{w}.json")))]
+    r = prhub("ask", *inputs, "new contributors")
+    assert r.returncode == 0, r.stderr
+    assert (f"With {20 - first} week" in r.stdout) is warned, r.stdout[:600]
