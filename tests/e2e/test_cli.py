@@ -121,6 +121,10 @@ def test_an_empty_week_names_the_weeks_the_input_holds_in_the_digests_zone():
     assert r.returncode == 0 and "No merged PRs found for 2026-W30." in r.stdout
     assert r.stderr == ("note: the input holds no PRs merged in 2026-W30 (Asia/Shanghai); it holds 2026-W20 (215 PRs), "
                         "2026-W21 (2 PRs): pass --week 2026-W21\n")
+    # two overlapping exports of one week: each PR counted once, as the digest counts it (not 434)
+    sample = str(ROOT / "prhub" / "data" / "2026-W20.json")
+    r = prhub("digest", "-i", sample, "-i", sample, "--week", "2026-W21")
+    assert r.returncode == 0 and "it holds 2026-W20 (217 PRs): pass --week 2026-W20" in r.stderr, r.stderr
     weeks = [str(shared_file("vllm", f"2026-W{w}.json")) for w in range(15, 21)]
     r = prhub("digest", *(a for w in weeks for a in ("-i", w)), "--week", "2026-W10")
     assert r.returncode == 0, r.stderr
