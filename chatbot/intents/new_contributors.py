@@ -16,8 +16,9 @@ from chatbot.weeks import load_zone
 
 
 SHORT_HISTORY_WEEKS = 4
-"""Below this many weeks of stored history the answer warns that regular authors look new: with
-W19 alone before W20, 87 of 137 authors (Cyrus Leung among them) had "merged their first PR"."""
+"""The answer warns that regular authors look new unless each of the this many weeks before the
+asked one holds stored PRs: with W19 alone before W20, 87 of 137 authors (Cyrus Leung among them)
+had "merged their first PR"; with W15 and W20 only, 93 ("reaches back 5 weeks")."""
 
 
 class NewContributorsQuery(QueryBase):
@@ -60,8 +61,12 @@ def answer(q: NewContributorsQuery, ctx: AnswerContext) -> Card:
         first = ctx.zone_week(oldest)
         reach = (w.week.monday - first.monday).days // 7
         lines.append((Text(text=tr(lang, "card.newc.reach", first=first, week=w.week, n=reach)),))
-        if reach < SHORT_HISTORY_WEEKS:
-            lines.append((Text(text=tr(lang, "card.newc.short", n=reach)),))
+        held, before = 0, w.week
+        for _ in range(SHORT_HISTORY_WEEKS):
+            before = before.previous()
+            held += bool(ctx.history.titles_between(*before.utc_window(load_zone(ctx.tz))))
+        if held < SHORT_HISTORY_WEEKS:  # too few weeks, or gaps (W15 and W20 only: "reaches back 5 weeks")
+            lines.append((Text(text=tr(lang, "card.newc.short", n=held, k=SHORT_HISTORY_WEEKS, week=w.week)),))
         news = new_contributors(d, ctx.history.authors_before(start, [c.login for c in d.contributors]))
         if not news:
             lines.append((Text(text=tr(lang, "card.newc.none", week=w.week)),))

@@ -224,12 +224,13 @@ def test_top_n_says_what_the_rest_are():
     assert r.stdout.count("\n  - #") == 3
 
 
-@pytest.mark.parametrize("first,warned", [(19, True), (17, True), (16, False)])
-def test_new_contributors_warn_below_four_weeks_of_history(first, warned):
+@pytest.mark.parametrize("weeks,held", [((19, 20), 1), ((17, 18, 19, 20), 3), ((16, 17, 18, 19, 20), 4), ((15, 20), 0)])
+def test_new_contributors_warn_unless_the_four_weeks_before_are_stored(weeks, held):
     """W19 alone before W20 made 87 of 137 authors "new" (Cyrus Leung among them) with no word of
-    caution; below four weeks of history (SHORT_HISTORY_WEEKS) the answer now says so: 1 and 3 weeks
-    warn, exactly 4 does not."""
-    inputs = [a for w in range(first, 21) for a in ("-i", str(shared_file("vllm", f"2026-W{w}.json")))]
+    caution, and W15 + W20 (a gap: "reaches back 5 weeks") 93. The answer warns unless each of the
+    SHORT_HISTORY_WEEKS (4) weeks before is stored: 1, 3 and 0 of 4 warn, exactly 4 does not."""
+    inputs = [a for w in weeks for a in ("-i", str(shared_file("vllm", f"2026-W{w}.json")))]
     r = prhub("ask", *inputs, "new contributors")
     assert r.returncode == 0, r.stderr
-    assert (f"With {20 - first} week" in r.stdout) is warned, r.stdout[:600]
+    warning = f"Stored: {held} of the 4 weeks before 2026-W20; authors who merged only in the others"
+    assert (warning in r.stdout) is (held < 4) and ("Stored: " in r.stdout) is (held < 4), r.stdout[:600]
