@@ -30,7 +30,8 @@ class PRLookupQuery(QueryBase):
     """One PR by number."""
 
     intent: Literal["pr_lookup"] = "pr_lookup"
-    number: int = Field(gt=0)
+    number: int = Field(ge=0)
+    """0 is parsed too, so "#0" is told "no such PR" instead of searched for the word "0"."""
 
 
 PATTERNS = {"en": (r"(?ai:(?:\bpr ?#? ?|\bpull request ?#? ?|#|/pull/)([0-9]{1,40})(?![0-9]))",)}
@@ -42,7 +43,7 @@ _RX = compile_patterns(PATTERNS)
 def parse(inp: ParseInput) -> PRLookupQuery | None:
     """``PR #42202``, ``#42202``, ``pr 42202``, a ``/pull/42202`` URL (any number of digits)."""
     m = _RX.search(inp.rest)
-    if m and int(m.group(1)) > 0:
+    if m:
         return PRLookupQuery(lang=inp.lang, number=int(m.group(1)))
     return None
 
@@ -94,9 +95,10 @@ def _not_found(q: PRLookupQuery, ctx: AnswerContext, key: str, **values: object)
 
 def answer(q: PRLookupQuery, ctx: AnswerContext) -> Card:
     """The PR's card from the week that holds it; else "not among the stored PRs, FIRST to LAST";
-    a number past GitHub's largest (2,147,483,647, a signed 32-bit id) is "no such PR" at once."""
-    if q.number > MAX_PR_NUMBER:
-        return message_card(tr(ctx.lang, "card.pr.no_such_header"), [tr(ctx.lang, "card.pr.no_such", number=q.number)],
+    a number past GitHub's largest (2,147,483,647, a signed 32-bit id) or 0 is "no such PR" at once."""
+    if q.number > MAX_PR_NUMBER or q.number == 0:
+        key = "card.pr.no_such" if q.number else "card.pr.no_such_zero"
+        return message_card(tr(ctx.lang, "card.pr.no_such_header"), [tr(ctx.lang, key, number=q.number)],
                             lang=ctx.lang, role="pr_not_found")
     if ctx.history is not None:
         merged = ctx.history.merged_at_of(q.number)

@@ -234,3 +234,9 @@ def test_new_contributors_warn_unless_the_four_weeks_before_are_stored(weeks, he
     assert r.returncode == 0, r.stderr
     warning = f"Stored: {held} of the 4 weeks before 2026-W20; authors who merged only in the others"
     assert (warning in r.stdout) is (held < 4) and ("Stored: " in r.stdout) is (held < 4), r.stdout[:600]
+
+
+def test_pr_zero_is_no_such_pr_not_a_search():
+    """"#0" was searched as the word "0" (29 PRs matched)."""
+    r = prhub("ask", "--sample", "#0")
+    assert r.returncode == 0 and r.stdout.startswith("No such PR") and "GitHub numbers start at 1." in r.stdout, r.stdout
