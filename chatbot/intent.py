@@ -27,7 +27,7 @@ from pydantic import BaseModel, ConfigDict
 
 from chatbot.buttons import ButtonContext, ChatAction
 from chatbot.gist_line import new_gist
-from chatbot.cards import DEFAULT_LIMITS, Button, Card, CardLimits, filtered_card, message_card
+from chatbot.cards import DEFAULT_LIMITS, Button, Card, CardLimits, clip, filtered_card, message_card
 from chatbot.entities import ISO_WEEK, LAST_WEEK, SHORT_WEEK, THIS_WEEK, Entities, extract, resolve_week
 from chatbot.filters import Filters, people, subject_names
 from chatbot.i18n import DEFAULT_LANG, Lang, add_texts, text_lang, tr
@@ -98,6 +98,11 @@ def _intent_rx(patterns: tuple[tuple[str, tuple[str, ...]], ...]) -> re.Pattern[
 def importance_and_gist(p: AnalyzedPR) -> str:
     """A filter answer's default detail line: ``5.6 · what the PR does``."""
     return " · ".join(x for x in (f"{p.importance:.1f}", new_gist(p)) if x)
+
+
+ECHO_CHARS = 160
+"""Characters of the asker's own words a card echoes back ("Ignored “…”", "I read this as …") at
+most: a 10 KB question was echoed twice in full (23 KB of answer)."""
 
 
 def week_of(s: str) -> tuple[WeekRef, str, str]:
@@ -363,7 +368,8 @@ class AnswerContext:
         """``["Ignored “foo”: no module, topic or author of that name."]`` (``[]`` without words)."""
         if not words:
             return []
-        return [tr(self.lang, "card.read.ignored", words=tr(self.lang, "sep").join(f"“{w}”" for w in words))]
+        shown = clip(tr(self.lang, "sep").join(f"“{w}”" for w in words), ECHO_CHARS)
+        return [tr(self.lang, "card.read.ignored", words=shown)]
 
     def filter_card(self, w: WeekDigest, prs: Sequence[AnalyzedPR], what: str, *, ignored: Sequence[str] = (),
                     detail: Callable[[AnalyzedPR], str] | None = None, limits: CardLimits | None = None) -> Card:

@@ -22,7 +22,7 @@ from chatbot.buttons import ActionValue, button, lang_of
 from chatbot.cards import Actions, Block, Button, Card, Section, Text, Untrusted, clip
 from chatbot.filters import label_display
 from chatbot.i18n import catalog_keys, tr
-from chatbot.intent import QueryBase
+from chatbot.intent import ECHO_CHARS, QueryBase
 from chatbot.module_names import ModuleIndex
 
 LABEL_CHARS = 70
@@ -87,10 +87,12 @@ def offer(card: Card, reading: QueryBase, alternatives: Sequence[QueryBase], ind
           buttons: bool) -> Card:
     """``card`` with the reading line on top (and, with ``buttons``, a row asking each alternative)."""
     lang = card.lang
-    runs: list[Text | Untrusted] = [Text(text=tr(lang, "read.as")), Untrusted(text=describe(reading, lang, index))]
+    runs: list[Text | Untrusted] = [Text(text=tr(lang, "read.as")),
+                                    Untrusted(text=clip(describe(reading, lang, index), ECHO_CHARS))]
     if alternatives:
         runs += [Text(text=tr(lang, "read.or")),
-                 Untrusted(text=tr(lang, "read.alt_sep").join(describe(a, lang, index) for a in alternatives))]
+                 Untrusted(text=clip(tr(lang, "read.alt_sep").join(describe(a, lang, index) for a in alternatives),
+                                     ECHO_CHARS))]
     blocks: list[Block] = [Section(role="reading", lines=(tuple(runs),)), *card.blocks]
     if buttons and alternatives:
         row = [b for a in alternatives if (b := ask_button(a, lang, index, repo)) is not None]

@@ -240,3 +240,10 @@ def test_pr_zero_is_no_such_pr_not_a_search():
     """"#0" was searched as the word "0" (29 PRs matched)."""
     r = prhub("ask", "--sample", "#0")
     assert r.returncode == 0 and r.stdout.startswith("No such PR") and "GitHub numbers start at 1." in r.stdout, r.stdout
+
+
+def test_a_10_kb_question_is_not_echoed_back_whole():
+    """"risks <10 KB>" answered 23 KB: the question twice, in "I read this as …" and "Ignored “…”"."""
+    r = prhub("ask", "--sample", "risks " + "a" * 10_000)
+    assert r.returncode == 0 and len(r.stdout) < 5_000 and r.stdout.count("a" * 200) == 0, len(r.stdout)
+    assert "Ignored “" + "a" * 100 in r.stdout
