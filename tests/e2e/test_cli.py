@@ -247,3 +247,13 @@ def test_a_10_kb_question_is_not_echoed_back_whole():
     r = prhub("ask", "--sample", "risks " + "a" * 10_000)
     assert r.returncode == 0 and len(r.stdout) < 5_000 and r.stdout.count("a" * 200) == 0, len(r.stdout)
     assert "Ignored “" + "a" * 100 in r.stdout
+
+
+@pytest.mark.parametrize("question,header", [
+    ("前端的重点PR", "前端/API 中的重点 PR · vllm-project/vllm 2026-W20"),  # "已忽略“前端”"
+    ("Rust 前端 的重点PR", "Rust 前端中的重点 PR · vllm-project/vllm 2026-W20"),
+])
+def test_the_zh_word_for_frontend_names_the_frontend_module(question, header):
+    r = prhub("ask", "--sample", "--lang", "zh", question)
+    assert r.returncode == 0 and r.stdout.startswith(header), r.stdout[:300]
+    assert "已忽略" not in r.stdout
