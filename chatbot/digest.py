@@ -82,7 +82,7 @@ def weeks_held(prs: Iterable[PullRequest], tz: str) -> list[tuple[IsoWeek, int]]
     W20 are 217 PRs, not 434)."""
     zone = load_zone(tz)
     held = Counter(IsoWeek.containing(p.merged_at, zone) for p in dedupe(prs).values())
-    return sorted(held.items(), key=lambda kv: str(kv[0]))
+    return sorted(held.items())
 
 
 def _counts(values: Iterable[str]) -> dict[str, int]:
@@ -210,12 +210,13 @@ def _recommendations(
     """At most ``thresholds.recommendations``: one per risk observation (its own template
     ``rec.<kind>``, referring to the observation by number), the first storyline's last when
     there is room. Each names at most two PRs, only PRs its observation named (``RiskItem.named``:
-    the reader has just seen them there) and the digest names fewer than :data:`NAMED_MAX` times so far (``mentions``, updated; the first recommendation counts twice,
-    as the takeaways repeat it); otherwise it refers to the observation alone."""
+    the reader has just seen them there) and the digest names fewer than :data:`NAMED_MAX` times so
+    far (``mentions``, updated; the first recommendation counts twice, as the takeaways repeat it);
+    otherwise it refers to the observation alone ("the PR of risk 1" when it holds one PR)."""
     limit = rules.thresholds.recommendations
     recs: list[Recommendation] = []
 
-    def target(nums: Sequence[int], obs: int | None, total: int = 2) -> tuple[str, tuple[int, ...]]:
+    def target(nums: Sequence[int], obs: int | None, *, one: bool = False) -> tuple[str, tuple[int, ...]]:
         times = 1 if recs else 2  # the first is also the takeaways' "do" bullet
         named = tuple(n for n in nums if mentions[n] + times <= NAMED_MAX)[:2]
         for n in named:
@@ -223,13 +224,13 @@ def _recommendations(
         refs = tr(lang, "sep").join(f"#{n}" for n in named)
         if obs is None:
             return refs, named
-        key = "rec.target" if named else "rec.target_obs_one" if total == 1 else "rec.target_obs"
+        key = "rec.target" if named else "rec.target_obs_one" if one else "rec.target_obs"
         return tr(lang, key, prs=refs, obs=obs), named
 
     room = limit - (1 if themes else 0)
     for i, item in enumerate(risks[:room], start=1):
         shown = [n for n in item.prs if n in item.named] if item.named else list(item.prs)
-        text_target, named = target(shown, i, len(item.prs))  # only PRs the observation named: the reader saw them
+        text_target, named = target(shown, i, one=len(item.prs) == 1)  # only PRs the observation named
         prs = (*named, *(n for n in item.prs if n not in named))[:5]
         mods: list[str] = []
         for n in prs:  # the owners of the PRs named first

@@ -388,6 +388,12 @@ class DigestText(Frozen):
     """Set when the LLM writer was asked (None: rule-written only, no model configured)."""
 
     @property
+    def reverted_in_week(self) -> tuple[int, ...]:
+        """The PRs of :attr:`reverted` reverted within the window (the rest: :attr:`reverted_later`)."""
+        later = set(self.reverted_later)
+        return tuple(n for n in self.reverted if n not in later)
+
+    @property
     def reverted_later(self) -> tuple[int, ...]:
         """The PRs of :attr:`reverted` whose revert was merged after the window (a later week the
         input or store holds), in number order; the others were reverted within the week."""

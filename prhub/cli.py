@@ -10,10 +10,10 @@ import dataclasses
 import json
 import os
 import sys
+from collections.abc import Sequence
 from datetime import datetime
 from enum import Enum
 from pathlib import Path
-from collections.abc import Sequence
 from typing import Annotated, Any, Optional
 
 from typing import TYPE_CHECKING
@@ -445,7 +445,7 @@ def rules_schema() -> None:
 
 def digest_schema() -> dict[str, object]:
     """JSON schema of ``prhub digest --format json`` output (committed as docs/digest.schema.json)."""
-    from chatbot.models import DigestText, PullRequest
+    from chatbot.models import DigestText
 
     schema = DigestText.model_json_schema(mode="serialization")
     schema["$schema"] = "https://json-schema.org/draft/2020-12/schema"

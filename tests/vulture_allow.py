@@ -38,6 +38,7 @@ _.paren  # unused method (chatbot/render/html.py:114)
 _.prev_week  # unused method (chatbot/render/html.py:154)
 _.stat_delta  # unused method (chatbot/render/html.py:157)
 _.stat_vs  # unused method (chatbot/render/html.py:166)
+_.reverted_in_week  # unused property (chatbot/models.py:390): the lead line of digest.md.j2 and report.html.j2
 _.counts_vs  # unused method (chatbot/render/html.py:175)
 _.directions  # unused method (chatbot/render/html.py:196)
 _.pct  # unused method (chatbot/render/html.py:204)

@@ -16,7 +16,7 @@ from chatbot.weeks import load_zone
 
 
 SHORT_HISTORY_WEEKS = 4
-"""The answer warns that regular authors look new unless each of the this many weeks before the
+"""The answer warns that regular authors look new unless each of this many weeks before the
 asked one holds stored PRs: with W19 alone before W20, 87 of 137 authors (Cyrus Leung among them)
 had "merged their first PR"; with W15 and W20 only, 93 ("reaches back 5 weeks")."""
 
@@ -51,7 +51,8 @@ def answer(q: NewContributorsQuery, ctx: AnswerContext) -> Card:
         return w
     d = w.digest
     header = tr(lang, "card.newc.header", repo=d.repo, week=w.week)
-    start = w.week.utc_window(load_zone(ctx.tz))[0]
+    zone = load_zone(ctx.tz)
+    start = w.week.utc_window(zone)[0]
     oldest = ctx.history.oldest_merged_at()
     lines: list[Line] = []
     news: tuple[NewContributor, ...] = ()
@@ -64,7 +65,7 @@ def answer(q: NewContributorsQuery, ctx: AnswerContext) -> Card:
         held, before = 0, w.week
         for _ in range(SHORT_HISTORY_WEEKS):
             before = before.previous()
-            held += bool(ctx.history.titles_between(*before.utc_window(load_zone(ctx.tz))))
+            held += bool(ctx.history.titles_between(*before.utc_window(zone)))
         if held < SHORT_HISTORY_WEEKS:  # too few weeks, or gaps (W15 and W20 only: "reaches back 5 weeks")
             lines.append((Text(text=tr(lang, "card.newc.short", n=held, k=SHORT_HISTORY_WEEKS, week=w.week)),))
         news = new_contributors(d, ctx.history.authors_before(start, [c.login for c in d.contributors]))

@@ -103,9 +103,9 @@ def _story(tagged: Sequence[AnalyzedPR], week: set[int], refs: dict[int, int], l
 def _other_fixes(rest: Sequence[AnalyzedPR], lang: str, mentions: Counter[int], names: list[int]) -> str:
     """The fixes the story left out (``rest``, rank order): ``; also the fixes #41946, #42830`` while
     the sentence names fewer than :data:`NAMES_MAX` PRs (``names``, extended; only PRs named fewer
-    than :data:`NAMED_MAX` times), counted beyond (``; also 2 more``); empty when the story told
-    every fix.
-    W20 told three pairs of its five fixes and said nothing of the other two."""
+    than :data:`NAMED_MAX` times), "and N more" after those, or only counted (``; and 2 more
+    follow-up PRs``) when the pairs already name six; empty when the story told every fix. W20 told
+    three pairs of its five fixes and said nothing of the other two."""
     if not rest:
         return ""
     shown = cite(rest, mentions, limit=max(0, NAMES_MAX - len(names)))
