@@ -93,8 +93,12 @@ _FEW_WEEKS = re.compile(r"\b(?:last|past|recent) (?:few|couple of|several) weeks
 _SINCE = re.compile(r"\bsince\s+(?P<a>(?:week\s+)?\S+)|(?:自|从)\s*(?P<b>\S+?)\s*(?:以来|起|开始)|(?P<c>\S+?)\s*(?:以来|之后)")
 _PR_REF = re.compile(r"(?ai:(?:\bpr ?#? ?|\bpull request ?#? ?|#|/pull/)([0-9]{1,40})(?![0-9]))")
 _PR_URL = re.compile(r"\S*/pull/[0-9]+\S*")
-_COUNT = re.compile(r"(?:\btop|\bfirst|前|最大的?|最重要的?|重点)\s*([0-9]{1,2})(?![0-9])|(?<![0-9])([0-9]{1,2})\s*(?:个|条)?\s*"
+_COUNT = re.compile(r"(?:(?P<lead>\btop|\bfirst|前)|最大的?|最重要的?|重点)\s*(?P<a>[0-9]{1,2})(?![0-9])(?:\s*(?:个|条))?"
+                    r"|(?<![0-9])(?P<b>[0-9]{1,2})(?P<unit>\s*(?:个|条))?\s*"
                     r"(?:biggest|largest|most|key|important|top|largest|重点|重要|最大)", re.ASCII)
+"""A count asked for: ``top 5``, ``前 5 个``, ``5 biggest``. The number with its measure word (个, 条)
+and a leading word that only says "the first N" (``lead``: top, first, 前) are the count and leave
+the text with it; the words that say what is counted ("重点", "biggest") stay for the intents."""
 _P = r"[a-z0-9_.\-]"
 EXTENSIONS = ("py", "pyi", "cu", "cuh", "cpp", "cc", "c", "h", "hpp", "rs", "go", "txt", "toml", "yaml", "yml", "json",
               "md", "rst", "sh", "cmake", "proto", "cfg", "ini", "lock", "dockerfile")
@@ -140,6 +144,13 @@ class Entities(BaseModel):
 
 def _cut(text: str, m: re.Match[str]) -> str:
     return text[: m.start()] + " " + text[m.end():]
+
+
+def _count_span(m: re.Match[str]) -> tuple[int, int]:
+    """Where a :data:`_COUNT` match's count lies: its leading word, number and measure word."""
+    if m.group("a"):
+        return (m.start("lead") if m.group("lead") else m.start("a")), m.end()
+    return m.start("b"), m.end("unit") if m.group("unit") else m.end("b")
 
 
 def _week_ref(token: str) -> str | None:
@@ -286,7 +297,9 @@ def extract(text: str, index: ModuleIndex, *, cues: re.Pattern[str] | None = Non
     n = None
     cm = _COUNT.search(s)
     if cm:
-        n = min(max(int(cm.group(1) or cm.group(2)), 1), 50)
+        n = min(max(int(cm.group("a") or cm.group("b")), 1), 50)
+        a, b = _count_span(cm)
+        s = s[:a] + " " + s[b:]
     paths: list[str] = []
     for m in PATH_RX.finditer(s):
         p = m.group("p").strip("/")

@@ -57,6 +57,14 @@ def test_ask_text(query, expected):
     assert expected in r.stdout
 
 
+@pytest.mark.parametrize("query", ["前5个重点PR", "本周前5个重点PR"])
+def test_ask_top_n_in_chinese_ignores_no_word(query):
+    """"前" is part of the count: it was answered with "已忽略“前”" (Ignored “前”)."""
+    r = prhub("ask", query, "--sample")
+    assert r.returncode == 0, r.stderr
+    assert "已忽略" not in r.stdout and r.stdout.count("\n  - #") == 5 and "及另外 19 个重点 PR" in r.stdout
+
+
 def test_ask_input_now_is_newest_merge_and_lang_override():
     week19 = str(shared_file("vllm", "2026-W19.json"))
     r = prhub("ask", "risks this week", "--input", week19, "--lang", "zh")

@@ -1,0 +1,51 @@
+"""The entities of one message (``chatbot/entities.py``) at the edges of each pattern.
+
+Counts: "top", "first" and "前" before a number only say "the first N", and 个 / 条 only count: they
+are part of the count and leave the text with it, so "前5个重点PR" keeps no leftover word "前" (it
+was answered with "Ignored “前”") and "上周前 3 条 PR" no "条". Wrong changes: not cutting the count,
+or only its number (the ``前5`` rows fail with ``words == ("前",)``), or cutting it without its
+measure word (the 条 rows fail with ``("条",)``).
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from chatbot.entities import extract
+from chatbot.intent import cue_pattern
+from chatbot.intents import INTENTS
+from chatbot.module_names import default_module_index
+from chatbot.queries import clean_text, parse
+
+
+def entities(q: str):
+    return extract(clean_text(q), default_module_index(), cues=cue_pattern(INTENTS))
+
+
+@pytest.mark.parametrize("q,n,words,intent", [
+    ("前5个重点PR", 5, (), "top_prs"),
+    ("本周前5个重点PR", 5, (), "top_prs"),
+    ("前 3 个重点 PR", 3, (), "top_prs"),
+    ("上周前 3 条 PR", 3, (), "top_prs"),
+    ("前5个重点PR zzqx", 5, ("zzqx",), "top_prs"),
+    ("top 5 PRs", 5, (), "top_prs"),
+    ("first 5 biggest PRs", 5, (), "count"),
+    ("5 biggest PRs", 5, (), "count"),
+    ("重点 5 个 PR", 5, (), "top_prs"),
+    ("5 条重要 PR", 5, (), "top_prs"),
+], ids=["zh-lead-no-space", "zh-lead-after-week", "zh-lead-spaced", "zh-lead-tiao", "zh-lead-other-word-kept",
+        "en-top", "en-first-keeps-biggest", "en-trailing-biggest", "zh-zhongdian-lead",
+        "zh-trailing-tiao"])
+def test_a_count_takes_its_leading_word_with_it(q, n, words, intent):
+    e = entities(q)
+    assert (e.n, e.words) == (n, words)
+    assert parse(q).intent == intent
+
+
+@pytest.mark.parametrize("q,n,span,modules", [
+    ("前端的重点 PR", None, None, ("frontend",)),
+    ("前 3 周的重点 PR", None, "weeks:3", ()),
+], ids=["qian-duan-is-a-module", "qian-3-zhou-is-a-range"])
+def test_qian_without_a_count_is_no_count(q, n, span, modules):
+    e = entities(q)
+    assert (e.n, e.span, e.modules, e.words) == (n, span, modules, ())
