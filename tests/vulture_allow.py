@@ -103,6 +103,9 @@ _.stack_info  # unused attribute (prhub/guard.py: logging.LogRecord, read by log
 _._m_conversations_info  # unused method (tests/fakes/slack_socket.py) -- dispatched by name like the other _m_ methods
 why  # unused variable (adapters/slack/manifest.py) -- SlackMethod: why prhub calls the method, for readers of the table
 _pragmas  # unused function (adapters/storage/engine.py) -- a SQLAlchemy 'connect' event listener
+_fresh  # unused function (adapters/storage/engine.py) -- a SQLAlchemy 'connect' event listener
+_back  # unused function (adapters/storage/engine.py) -- a SQLAlchemy 'checkin' event listener
+_ping  # unused function (adapters/storage/engine.py) -- a SQLAlchemy 'checkout' event listener
 pytest_plugins  # unused variable (tests/conftest.py:14): pytest reads it
 _._perform_urllib_http_request_internal  # unused method (adapters/slack/delivery.py) -- slack_sdk calls it: the one HTTP exchange of a WebClient
 slack_mode  # unused variable (prhub/config.py) -- the config file's chat: keys, read through ChatSection.as_settings (model_dump)

@@ -16,6 +16,7 @@ from __future__ import annotations
 import hashlib
 import logging
 import threading
+import time
 from collections.abc import Iterator
 from contextlib import AbstractContextManager, contextmanager
 from datetime import datetime
@@ -38,6 +39,10 @@ log = logging.getLogger(__name__)
 MIGRATIONS_DIR = Path(__file__).resolve().parent / "migrations"
 BASELINE_REVISION = "0001_baseline"
 """The first Alembic revision (``alembic_version.version_num`` of a store at the baseline)."""
+
+PING_AFTER_IDLE_S = 1.0
+"""A PostgreSQL connection idle in the pool longer than this is pinged before it is handed out
+(:func:`_ping_when_idle`); one checked in more recently is used as it is."""
 
 _MIGRATION_LOCK = 0x70726875  # pg advisory lock key ("prhu"): one migrator at a time
 
@@ -110,6 +115,36 @@ def _sqlite_wal(engine: Engine) -> None:
             cur.execute("PRAGMA synchronous=NORMAL")
         finally:
             cur.close()
+
+
+def _ping_when_idle(engine: Engine, idle_s: float = PING_AFTER_IDLE_S) -> None:
+    """Ping a pooled connection at checkout only when it sat idle for more than ``idle_s``: what
+    ``pool_pre_ping`` does on every checkout, one round trip before each of the five statements of a
+    chat question (issue 20: 4.9 pings per question on PostgreSQL), for connections that a crowd
+    reuses within milliseconds. A failed ping raises ``DisconnectionError``, so the pool drops that
+    connection and connects again (a database that restarted is reconnected to, as with pre-ping); a
+    restart within ``idle_s`` of a connection's last use fails that one statement (a ``StoreError``)
+    and SQLAlchemy's disconnect handling then drops every older pooled connection."""
+    from sqlalchemy import event
+    from sqlalchemy.exc import DisconnectionError
+
+    @event.listens_for(engine, "connect")
+    def _fresh(_dbapi_conn: Any, record: Any) -> None:
+        record.info["prhub_idle_since"] = time.monotonic()
+
+    @event.listens_for(engine, "checkin")
+    def _back(_dbapi_conn: Any, record: Any) -> None:
+        if record is not None:
+            record.info["prhub_idle_since"] = time.monotonic()
+
+    @event.listens_for(engine, "checkout")
+    def _ping(dbapi_conn: Any, record: Any, _proxy: Any) -> None:
+        if time.monotonic() - record.info.get("prhub_idle_since", 0.0) <= idle_s:
+            return
+        try:
+            engine.dialect.do_ping(dbapi_conn)
+        except Exception as exc:  # noqa: BLE001 - any driver error: this connection is gone
+            raise DisconnectionError(type(exc).__name__) from exc
 
 
 def _switch_to_wal(cur: Any, *, deadline_s: float = 30.0) -> None:
@@ -195,7 +230,6 @@ class StoreEngine:
                     raise StoreError(f"database {shown}: directory {parent} does not exist: create it or pass another --db")
             kwargs["connect_args"] = {"timeout": 30}
         else:
-            kwargs["pool_pre_ping"] = True
             kwargs["connect_args"] = {"connect_timeout": 10}
         if pool_size is not None and not (parsed.get_backend_name() == "sqlite" and (parsed.database or ":memory:") == ":memory:"):
             kwargs["pool_size"] = pool_size
@@ -205,6 +239,8 @@ class StoreEngine:
             raise StoreError(f"cannot use database {shown}: {scrub(str(exc), url)}") from None
         if parsed.get_backend_name() == "sqlite":
             _sqlite_wal(engine)
+        else:
+            _ping_when_idle(engine)
         store = cls(engine, url)
         try:
             with store.errors("opening"):
@@ -286,7 +322,8 @@ class StoreEngine:
         """A connection for one read (``action`` names it in errors, as :meth:`errors`), in
         autocommit: on PostgreSQL no ``BEGIN`` before and no ``ROLLBACK`` after the query, two of the
         four round trips a read took (ping, BEGIN, SELECT, ROLLBACK), on the path of every chat
-        question (issue 20: reply p99 and "busy" answers under a crowd). Each statement sees its
+        question (issue 20: reply p99 and "busy" answers under a crowd); the ping is made only for a
+        connection idle past :data:`PING_AFTER_IDLE_S` (:func:`_ping_when_idle`). Each statement sees its
         own snapshot, so use it only where one statement answers (or each may see newer rows)."""
         with self.errors(action), self._engine.connect() as plain:
             yield plain.execution_options(isolation_level="AUTOCOMMIT")
