@@ -12,6 +12,11 @@ identifier and states nothing to check. Recognised forms, in the order they are 
   ``k``/``K`` (thousands), ``%``/``％``, ``x``/``×``/``倍`` (times) and a range ``1.2x–2.2x`` / ``1.9%~5.0%``
   (each end a number of its own, both with the range's suffix).
 
+Section numbers and list ordinals state nothing about the week and are no number (:func:`ordinals`):
+a leading ``1.``/``1、``/``1)`` before a heading or list item (``5. 重点 PR 速览``); a leading ``2.1``/``3.2``
+before one that starts with no unit, suffix or lower-case English word (``2.5 个``, ``6.4 is the average``
+stay numbers); ``第 2 节``/``第 3 章`` (not ``第 27 周``: the week is a claim); ``Top 5``.
+
 Each number carries the unit word that follows it (:data:`UNITS`: lines, files, PRs, percent,
 times, thousands, week, count) and whether an approximation word (``约``, ``超``, ``about``, ``over``,
 ``350+``) qualifies it.
@@ -113,8 +118,27 @@ def versions(text: str) -> list[str]:
     return [m.group(1).lower().lstrip("v") for m in _VERSION.finditer(PR_REF.sub(" ", text))]
 
 
+_LEADING_ORDINAL = re.compile(  # "1. 执行摘要", "1、", "1)", "- 2.1 投机解码", "3.2 Bugfix"
+    r"^\s*(?:[-*•·]\s*)?([1-9]\d?(?:\.\d{1,2}){1,2}\.?(?=\s|[\u3400-\u9fff])|[1-9]\d?(?:[.)）](?=\s|[\u3400-\u9fff])|、))")
+_ORDINAL_WORD = re.compile(r"第\s*(\d{1,2})\s*(?=小节|节|章|部分|段|条|点|步|项)|(?<![A-Za-z])(?i:top)[\s\-]?(\d{1,2})(?![\d.,])")
+_STATES_AFTER = re.compile(r"\s*(?:[%％倍万亿分xX×kK](?![A-Za-z])|[a-z]+(?![A-Za-z0-9_\-]))")
+
+
+def ordinals(text: str) -> list[tuple[int, int]]:
+    """``(start, end)`` of the section numbers and list ordinals of ``text`` (see the module docstring):
+    they number the text itself, so no fact is about them."""
+    out = []
+    m = _LEADING_ORDINAL.match(text)
+    if m:  # "5. 重点 PR 速览" is an item; a bare "2.5 个 PR" or "6.4 is ..." states its number
+        after = text[m.end():m.end() + 12]
+        if m.group(1)[-1] in ".)）、" or not (_STATES_AFTER.match(after) or _unit(after, "")):
+            out.append(m.span(1))
+    out += [m.span(g) for m in _ORDINAL_WORD.finditer(text) for g in (1, 2) if m.group(g)]
+    return out
+
+
 def _masked(text: str) -> str:
-    """``text`` with PR references, dates, versions and identifiers blanked (same length)."""
+    """``text`` with PR references, dates, versions, identifiers and ordinals blanked (same length)."""
     spans = [(m.start(), m.end()) for m in PR_REF.finditer(text)]
     spans += [(m.start(), m.end()) for m in _ISO_DATE.finditer(text)]
     spans += [(m.start(), m.end()) for m in _MD_DATE.finditer(text)]
@@ -122,6 +146,7 @@ def _masked(text: str) -> str:
     spans += [(m.start(), m.end()) for m in _VERSION.finditer(text)]
     spans += [(m.start(), m.end()) for m in _ISO_WEEK.finditer(text)]
     spans += [(m.start(), m.end()) for m in _IDENT_DIGITS.finditer(text) if any(c.isdigit() for c in m.group(0))]
+    spans += ordinals(text)
     out = _blank(text, spans)
     # digits glued to letters after them (8B, 4bit, 3rd) belong to an identifier as well
     return re.sub(r"(?<![A-Za-z0-9_.])\d+(?:\.\d+)?(?=[A-Za-jl-wyzA-JL-WYZ_])",
