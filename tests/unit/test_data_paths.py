@@ -22,7 +22,7 @@ def test_helion_configs_are_not_churn_importance_or_a_large_change(vllm_rules):
     assert (p.additions, p.deletions) == (31837, 27941)
     assert "large-change" not in p.risk_tags and p.importance == 3.2  # was large-change and 4.1
     kernels = next(s for s in d.module_stats if s.module == "kernels")
-    assert (kernels.prs, kernels.additions + kernels.deletions) == (16, 9165)  # was 68,139 with the configs
+    assert (kernels.prs, kernels.additions + kernels.deletions) == (17, 9641)  # was 68,139 with the configs
     biggest = max(d.module_stats, key=lambda s: (s.additions + s.deletions, s.module))
     assert biggest.module == "docs"  # kernels no longer the week's biggest churn
     assert not any("helion/configs" in r.detail for r in d.risks)

@@ -200,3 +200,22 @@ def test_a_one_pr_topic_gives_its_pr_to_the_next_choice():
 
 def test_modelrunner_v2_spelled_apart_is_model_runner_v2():
     assert _topic(_pr("2026-W27", 44443).pr.title) == "model-runner-v2"  # "[ModelRunner V2] Enable by default ..."
+
+
+# --- kernel tests: tests/kernels/** is kernels, its attention/moe/quantization folders their module
+
+@pytest.mark.parametrize("week,number,primary", [
+    ("2026-W20", 41536, "kernels"),    # fused mhc kernel + its test; was "models" (a 59-line model hook)
+    ("2026-W27", 45140, "kernels"),    # [Kernel][XPU] kernel unit tests only; was "other"
+    ("2026-W20", 41812, "attention"),  # sparse MLA kernels with tests/kernels/attention; was "platforms"
+])
+def test_kernel_tests_count_towards_their_module(week, number, primary):
+    assert _pr(week, number).primary_module == primary
+
+
+def test_kernel_tests_of_a_named_module_stay_out_of_kernels():
+    classify = PathClassifier(RULES.compiled)
+    assert classify("tests/kernels/test_mhc_kernels.py").modules == ("kernels",)
+    assert classify("tests/kernels/attention/test_flash_attn.py").modules == ("attention",)
+    assert classify("tests/kernels/moe/test_moe.py").modules == ("moe",)
+    assert classify("tests/kernels/quantization/test_fp8.py").modules == ("quantization",)
