@@ -93,12 +93,14 @@ _FEW_WEEKS = re.compile(r"\b(?:last|past|recent) (?:few|couple of|several) weeks
 _SINCE = re.compile(r"\bsince\s+(?P<a>(?:week\s+)?\S+)|(?:自|从)\s*(?P<b>\S+?)\s*(?:以来|起|开始)|(?P<c>\S+?)\s*(?:以来|之后)")
 _PR_REF = re.compile(r"(?ai:(?:\bpr ?#? ?|\bpull request ?#? ?|#|/pull/)([0-9]{1,40})(?![0-9]))")
 _PR_URL = re.compile(r"\S*/pull/[0-9]+\S*")
-_COUNT = re.compile(r"(?:(?P<lead>\btop|\bfirst|前)|最大的?|最重要的?|重点)\s*(?P<a>[0-9]{1,2})(?![0-9])(?:\s*(?:个|条))?"
-                    r"|(?<![0-9])(?P<b>[0-9]{1,2})(?P<unit>\s*(?:个|条))?\s*"
+_COUNT = re.compile(r"(?:(?P<lead>\btop|\bfirst|前)|最大的?|最重要的?|重点)\s*(?P<a>[0-9]{1,3})(?![0-9])(?:\s*(?:个|条))?"
+                    r"|(?<![0-9])(?P<b>[0-9]{1,3})(?P<unit>\s*(?:个|条))?\s*"
                     r"(?:biggest|largest|most|key|important|top|largest|重点|重要|最大)", re.ASCII)
 """A count asked for: ``top 5``, ``前 5 个``, ``5 biggest``. The number with its measure word (个, 条)
 and a leading word that only says "the first N" (``lead``: top, first, 前) are the count and leave
 the text with it; the words that say what is counted ("重点", "biggest") stay for the intents."""
+MAX_COUNT = 50
+"""The most entries one "top N" answer lists: a larger count asks for all of them, up to this."""
 _P = r"[a-z0-9_.\-]"
 EXTENSIONS = ("py", "pyi", "cu", "cuh", "cpp", "cc", "c", "h", "hpp", "rs", "go", "txt", "toml", "yaml", "yml", "json",
               "md", "rst", "sh", "cmake", "proto", "cfg", "ini", "lock", "dockerfile")
@@ -131,7 +133,8 @@ class Entities(BaseModel):
     """The modules named only by an alias ("cuda graph" for ``compilation``): a narrower subject
     than the module, so a message naming nothing else is searched rather than read as the module."""
     n: int | None = None
-    """A count asked for ("top 5", "前 3 个"), 1..50."""
+    """A count asked for ("top 5", "前 3 个"), at most :data:`MAX_COUNT`; 0 when 0 was asked for
+    ("top 0": the answer says a count starts at 1, :meth:`chatbot.intent.AnswerContext.zero_count`)."""
     words: tuple[str, ...] = ()
     """Words left over: no entity, no intent word, no filler."""
     social: bool = False
@@ -297,7 +300,7 @@ def extract(text: str, index: ModuleIndex, *, cues: re.Pattern[str] | None = Non
     n = None
     cm = _COUNT.search(s)
     if cm:
-        n = min(max(int(cm.group("a") or cm.group("b")), 1), 50)
+        n = min(int(cm.group("a") or cm.group("b")), MAX_COUNT)
         a, b = _count_span(cm)
         s = s[:a] + " " + s[b:]
     paths: list[str] = []

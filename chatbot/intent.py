@@ -28,7 +28,7 @@ from pydantic import BaseModel, ConfigDict
 from chatbot.buttons import ButtonContext, ChatAction
 from chatbot.gist_line import new_gist
 from chatbot.cards import DEFAULT_LIMITS, Button, Card, CardLimits, clip, filtered_card, message_card
-from chatbot.entities import ISO_WEEK, LAST_WEEK, SHORT_WEEK, THIS_WEEK, Entities, extract, resolve_week
+from chatbot.entities import ISO_WEEK, LAST_WEEK, MAX_COUNT, SHORT_WEEK, THIS_WEEK, Entities, extract, resolve_week
 from chatbot.filters import Filters, people, subject_names
 from chatbot.i18n import DEFAULT_LANG, Lang, add_texts, text_lang, tr
 from chatbot.models import AnalyzedPR, DigestText
@@ -370,6 +370,13 @@ class AnswerContext:
             return []
         shown = clip(tr(self.lang, "sep").join(f"“{w}”" for w in words), ECHO_CHARS)
         return [tr(self.lang, "card.read.ignored", words=shown)]
+
+    def zero_count(self, example: str) -> Card:
+        """The answer to a count of 0 ("top 0", "前0个"): nothing to list, a count starts at 1, and
+        the catalog's ``example`` of a count that lists."""
+        return message_card(tr(self.lang, "card.count_zero.header"),
+                            [tr(self.lang, "card.count_zero", most=MAX_COUNT, example=tr(self.lang, example))],
+                            lang=self.lang, role="count_zero")
 
     def filter_card(self, w: WeekDigest, prs: Sequence[AnalyzedPR], what: str, *, ignored: Sequence[str] = (),
                     detail: Callable[[AnalyzedPR], str] | None = None, limits: CardLimits | None = None) -> Card:

@@ -22,7 +22,7 @@ from pydantic import Field
 
 from chatbot.gist_line import new_gist
 from chatbot.cards import Card, Line, Section, Text, Untrusted, filtered_card, message_card
-from chatbot.entities import RangeRef, weeks_of_range
+from chatbot.entities import MAX_COUNT, RangeRef, weeks_of_range
 from chatbot.filters import Filters, keep, resolve_words, subject_names
 from chatbot.i18n import lines_text, tr
 from chatbot.intent import AnswerContext, Intent, ParseInput, QueryBase, WeekRef, compile_patterns
@@ -39,7 +39,8 @@ class CountQuery(QueryBase):
     week: WeekRef = "current"
     span: RangeRef | None = None
     by: Literal["prs", "module", "author", "label", "size"] = "prs"
-    n: int | None = Field(default=None, ge=1, le=50)
+    n: int | None = Field(default=None, ge=0, le=MAX_COUNT)
+    """How many a ranking lists (None: :data:`DEFAULT_N`; 0: "a count starts at 1")."""
     modules: tuple[str, ...] = ()
     topics: tuple[str, ...] = ()
     labels: tuple[str, ...] = ()
@@ -59,11 +60,11 @@ _SIZE = r"\b(?:biggest|largest)(?: (?:changes?|prs?|pull requests?|diffs?))?\b|�
 _BY = {"module": r"\bmodules?\b|\bareas?\b|\bcomponents?\b|模块|领域",
        "author": r"\bwho\b|\bauthors?\b|\bcontributors?\b|\bpeople\b|谁|作者|贡献者",
        "label": r"\blabels?\b|\bcategor(?:y|ies)\b|标签|类别"}
-PATTERNS = {"en": (_HOW_MANY, _MOST, _SIZE, r"\btop [0-9]{1,2} (?:modules?|authors?|labels?)\b")}
+PATTERNS = {"en": (_HOW_MANY, _MOST, _SIZE, r"\btop [0-9]{1,3} (?:modules?|authors?|labels?)\b")}
 _COUNT_RX = compile_patterns(PATTERNS)
 _RXS = {k: re.compile(v) for k, v in _BY.items()}
 _SIZE_RX = re.compile(_SIZE)
-_MOST_RX = re.compile(_MOST + r"|\btop [0-9]{1,2}\b")
+_MOST_RX = re.compile(_MOST + r"|\btop [0-9]{1,3}\b")
 
 
 def parse(inp: ParseInput) -> CountQuery | None:
@@ -87,6 +88,8 @@ def parse(inp: ParseInput) -> CountQuery | None:
 def answer(q: CountQuery, ctx: AnswerContext) -> Card:
     """The count, ranking or biggest PRs (see the module docstring)."""
     lang = ctx.lang
+    if q.n == 0:
+        return ctx.zero_count("card.count.example_size" if q.by == "size" else "card.count.example")
     f = q.filters()
     if q.span is not None:
         digests = [ctx.provider.digest(w, lang) for w in weeks_of_range(q.span, ctx.current_week())]

@@ -9,13 +9,10 @@ from pydantic import Field
 
 from chatbot.buttons import ButtonContext, week_action
 from chatbot.cards import Button, Card, top_prs_card
+from chatbot.entities import MAX_COUNT
 from chatbot.filters import Filters, keep, resolve_words
 from chatbot.i18n import tr
 from chatbot.intent import AnswerContext, Intent, ParseInput, QueryBase, WeekRef, compile_patterns
-
-
-MAX_N = 50
-"""The most PRs one "top N" answer lists."""
 
 
 class TopPRsQuery(QueryBase):
@@ -23,8 +20,8 @@ class TopPRsQuery(QueryBase):
 
     intent: Literal["top_prs"] = "top_prs"
     week: WeekRef = "current"
-    n: int | None = Field(default=None, ge=1, le=MAX_N)
-    """How many to list (None: the card's ``list_items``)."""
+    n: int | None = Field(default=None, ge=0, le=MAX_COUNT)
+    """How many to list (None: the card's ``list_items``; 0: "a count starts at 1")."""
     modules: tuple[str, ...] = ()
     topics: tuple[str, ...] = ()
     labels: tuple[str, ...] = ()
@@ -43,28 +40,27 @@ PATTERNS = {"en": (r"\btop(?: prs?| pull requests?)?\b|\bkey prs?\b|\bimportant 
 _RX = compile_patterns(PATTERNS)
 _BARE = re.compile(r"^(?:(?:show|list|all|the|me|merged|week|s)\s+)*(?:prs?|pull requests?)(?:\s+merged)?$|^(?:所有的?|合并的)?\s*pr$")
 """Only "PRs" (with a week: "PRs 2026-W20", "本周 PR"): the week's key PRs."""
-_N = re.compile(r"(?:\btop|前|最重要的?|重点)\s*([0-9]{1,3})(?![0-9])|(?<![0-9])([0-9]{1,3})\s*(?:个|条)?\s*(?:key|important|重点|重要|top)",
-                re.ASCII | re.IGNORECASE)
 
 
 def parse(inp: ParseInput) -> TopPRsQuery | None:
-    """``top PRs``, ``top 5 PRs``, ``key PRs``, ``重点PR``, ``前 5 个重点 PR`` (N capped at :data:`MAX_N`),
-    narrowed by the modules, topics and labels named ("本周 ROCm 相关的重点 PR"); only "PRs" with an
-    optional week (``PRs 2026-W20``) lists the week's key PRs."""
+    """``top PRs``, ``top 5 PRs``, ``key PRs``, ``重点PR``, ``前 5 个重点 PR`` (N: the entities' count,
+    capped at :data:`~chatbot.entities.MAX_COUNT`; 0 is answered "a count starts at 1"), narrowed by
+    the modules, topics and labels named ("本周 ROCm 相关的重点 PR"); only "PRs" with an optional week
+    (``PRs 2026-W20``) lists the week's key PRs."""
     if not _RX.search(inp.rest):
         return TopPRsQuery(lang=inp.lang, week=inp.week) if _BARE.match(inp.rest) else None
     e = inp.entities
     if e.risk or e.tags:
         return None  # "top risks": the risks intents
-    m = _N.search(inp.rest)
-    n = int(m.group(1) or m.group(2)) if m else None
-    return TopPRsQuery(lang=inp.lang, week=inp.week, n=min(max(n, 1), MAX_N) if n is not None else None,
-                       modules=e.modules, topics=e.topics, labels=e.labels, words=e.words)
+    return TopPRsQuery(lang=inp.lang, week=inp.week, n=e.n, modules=e.modules, topics=e.topics, labels=e.labels,
+                       words=e.words)
 
 
 def answer(q: TopPRsQuery, ctx: AnswerContext) -> Card:
     """The key-PRs card of the week (the first ``n`` of them when asked for a number); with filters,
     the week's PRs that pass them by importance (leftover words: an author, else ignored)."""
+    if q.n == 0:
+        return ctx.zero_count("card.top.example")
     w = ctx.week_digest(q.week)
     if isinstance(w, Card):
         return w

@@ -65,6 +65,22 @@ def test_ask_top_n_in_chinese_ignores_no_word(query):
     assert "已忽略" not in r.stdout and r.stdout.count("\n  - #") == 5 and "及另外 19 个重点 PR" in r.stdout
 
 
+@pytest.mark.parametrize("query,prs,line", [
+    ("top 0", 0, "A count of 0 lists nothing: ask for 1 to 50, e.g. “top 5 PRs”."),
+    ("前0个重点PR", 0, "数量为 0 时没有可列出的内容：请要 1 到 50 个，例如“前 5 个重点 PR”。"),
+    ("0 biggest PRs", 0, "A count of 0 lists nothing: ask for 1 to 50, e.g. “5 biggest PRs”."),
+    ("top 1", 1, "and 23 more key PRs"),
+    ("top 999", 24, "Key PRs"),
+    ("51 biggest PRs", 50, "217 of 217 PRs"),
+], ids=["top-0", "zh-0", "size-0", "top-1", "top-999-all-24-key", "size-51-capped-50"])
+def test_ask_count_bounds(query, prs, line):
+    """A count of 0 listed one PR (it was raised to 1); the sample week has 24 key PRs and 217 PRs."""
+    r = prhub("ask", query, "--sample", "--format", "json")
+    assert r.returncode == 0, r.stderr
+    out = json.loads(r.stdout)
+    assert len(out["prs"]) == prs and line in json.dumps(out["card"], ensure_ascii=False)
+
+
 def test_ask_input_now_is_newest_merge_and_lang_override():
     week19 = str(shared_file("vllm", "2026-W19.json"))
     r = prhub("ask", "risks this week", "--input", week19, "--lang", "zh")

@@ -49,3 +49,26 @@ def test_a_count_takes_its_leading_word_with_it(q, n, words, intent):
 def test_qian_without_a_count_is_no_count(q, n, span, modules):
     e = entities(q)
     assert (e.n, e.span, e.modules, e.words) == (n, span, modules, ())
+
+
+@pytest.mark.parametrize("q,n,intent", [
+    ("top 0", 0, "top_prs"),
+    ("前0个重点PR", 0, "top_prs"),
+    ("0 biggest PRs", 0, "count"),
+    ("top 1", 1, "top_prs"),
+    ("top 50", 50, "top_prs"),
+    ("top 51", 50, "top_prs"),
+    ("top 999", 50, "top_prs"),
+    ("前100个重点PR", 50, "top_prs"),
+    ("top 999 modules", 50, "count"),
+    ("top 1000", None, "top_prs"),
+], ids=["zero-en", "zero-zh", "zero-size", "one", "50-cap", "51-capped", "999-capped", "zh-three-digits",
+        "three-digit-ranking", "four-digits-no-count"])
+def test_a_count_is_kept_from_0_and_capped_at_50(q, n, intent):
+    """0 stays 0 (it was raised to 1 and "top 0" listed one PR); three digits are one count, read by
+    every intent alike (top_prs had its own pattern: "前100个" was 50 PRs with "前" ignored, "top 999
+    modules" the key PRs). Wrong change: ``max(n, 1)`` fails the zero rows."""
+    e = entities(q)
+    assert (e.n, e.words) == (n, ())
+    query = parse(q)
+    assert (query.intent, getattr(query, "n")) == (intent, n)
