@@ -406,14 +406,16 @@ _WORD = re.compile(r"(?<![A-Za-z0-9_\-])[a-z]{3,}(?![A-Za-z0-9_\-])")
 
 
 def check_language(c: Claim, f: Facts, slot: str | None) -> list[str]:
-    """The sentence is in the digest's language, identifiers aside: a zh sentence has CJK text and
-    fewer plain English words (lower-case, three letters or more, not in a cited PR's title) than
-    half its CJK characters, at most 2 when it has few; an en sentence has no CJK outside PR titles."""
+    """The sentence is in the digest's language, identifiers aside: a zh sentence has fewer plain
+    English words (lower-case, three letters or more, not in a cited PR's title, not a login of the
+    week) than half its CJK characters, at most 2 when it has few, and none when it has no CJK: PR
+    references, numbers, identifiers and names alone (``#47058, #44589, #46995``) are in no language;
+    an en sentence has no CJK outside PR titles."""
     titles = " ".join(f.prs[n].title for n in c.cited_prs() if n in f.prs).casefold()
     if f.lang == "zh":
         cjk = len(CJK_CHAR.findall(c.text))
-        words = [w for w in _WORD.findall(c.text) if w not in titles]
-        if cjk == 0 or len(words) > max(2, cjk // 2):
+        words = [w for w in _WORD.findall(c.text) if w not in titles and w not in f.people]
+        if (cjk == 0 and words) or len(words) > max(2, cjk // 2):
             return ["is not written in Chinese (the digest's language)"]
         return []
     text = c.text

@@ -6,6 +6,10 @@
 - A number without decimals never states a 0-10 importance score, and "about" allows 5%: kills the
   mutation of ``_compatible``'s last line to ``return True`` (an invented one-digit "8" would pass as
   #41946's score 8.8 rounded) and ``0.05 * max(v, 1.0)`` -> ``max(v, 20.0)`` ("about 13 files" for 12).
+- A zh sentence without CJK is wrong only when it has an English word; PR references and the week's
+  logins are none (real W27, seed 001's risk and key-PR cells): kills ``(cjk == 0 and words)`` ->
+  ``cjk == 0`` (the PR list is "not Chinese" again), dropping ``w not in f.people`` (hmellor is an
+  English word) and ``cjk == 0 and words`` -> ``False`` ("#46995 leads" passes as Chinese).
 """
 
 from __future__ import annotations
@@ -23,6 +27,13 @@ from tests.digests import written_digest
 def w20() -> Facts:
     prs = thread_prs("2026-W20")
     d = written_digest(prs, repo="vllm-project/vllm", week=IsoWeek(2026, 20), rules=shipped_rules("vllm"), lang="en")
+    return Facts.build(d, prs)
+
+
+@pytest.fixture(scope="module")
+def w27() -> Facts:
+    prs = thread_prs("2026-W27")
+    d = written_digest(prs, repo="vllm-project/vllm", week=IsoWeek(2026, 27), rules=shipped_rules("vllm"), lang="zh")
     return Facts.build(d, prs)
 
 
@@ -54,3 +65,18 @@ def test_a_listed_pr_outside_the_week_is_caught_without_a_hash(w20):
 ], ids=["9-is-score-rounded", "8", "8.8-score", "12-files", "about-12", "about-13", "13"])
 def test_a_one_digit_number_is_no_score_and_about_is_five_percent(w20, text, faults):
     assert check_claim(Claim(text), w20, None, checks=["numbers"]) == faults
+
+
+NOT_ZH = ["is not written in Chinese (the digest's language)"]
+
+
+@pytest.mark.parametrize("text,faults", [
+    ("#47058, #44589, #46995, #38174", []),                      # seed: 相关PR of 核心路径变更缺失测试
+    ("相关PR：#47058, #44589, #46995, #38174", []),
+    ("hmellor", []),                                              # seed: 作者 of #47058, a login of the week
+    ("benchislett", NOT_ZH),                                      # the seed's login, not the week's (Benjamin Chislett)
+    ("#46995 leads", NOT_ZH),
+    ("Core path changes lack tests: #47058, #44589, #46995, #38174", NOT_ZH),
+], ids=["pr-list", "pr-list-with-cjk", "week-login", "unknown-login", "one-word", "english-with-pr-list"])
+def test_a_zh_sentence_without_cjk_is_wrong_only_with_english_words(w27, text, faults):
+    assert check_claim(Claim(text), w27, None, checks=["language"]) == faults
