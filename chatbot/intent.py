@@ -300,10 +300,10 @@ class AnswerContext:
         or PRs."""
         if self.history is None:
             return None
-        first, last = self.history.oldest_merged_at(), self.history.newest_merged_at()
-        if first is None or last is None:
+        span = self.history.merged_span()
+        if span is None:
             return None
-        return self.zone_week(first), self.zone_week(last)
+        return self.zone_week(span[0]), self.zone_week(span[1])
 
     def stored_span(self, *asked: IsoWeek) -> list[str]:
         """``["The stored PRs are from 2026-W15 to 2026-W20; ask about one of those weeks …"]`` when

@@ -40,8 +40,8 @@ class PRHistory(Protocol):
         """The oldest stored merge instant (aware UTC); None when nothing is stored."""
         ...
 
-    def newest_merged_at(self) -> datetime | None:
-        """The newest stored merge instant (aware UTC); None when nothing is stored."""
+    def merged_span(self) -> tuple[datetime, datetime] | None:
+        """The oldest and the newest stored merge instant (aware UTC); None when nothing is stored."""
         ...
 
     def merged_at_of(self, number: int) -> datetime | None:
@@ -80,9 +80,10 @@ class ListHistory:
         """See :meth:`PRHistory.oldest_merged_at`."""
         return min((p.merged_at for p in self._prs), default=None)
 
-    def newest_merged_at(self) -> datetime | None:
-        """See :meth:`PRHistory.newest_merged_at`."""
-        return max((p.merged_at for p in self._prs), default=None)
+    def merged_span(self) -> tuple[datetime, datetime] | None:
+        """See :meth:`PRHistory.merged_span`."""
+        times = [p.merged_at for p in self._prs]
+        return (min(times), max(times)) if times else None
 
     def merged_at_of(self, number: int) -> datetime | None:
         """See :meth:`PRHistory.merged_at_of`."""
@@ -110,8 +111,8 @@ class HistoryStore(Protocol):
         """Oldest stored merge of ``repo``."""
         ...
 
-    def newest_merged_at(self, repo: str) -> datetime | None:
-        """Newest stored merge of ``repo``."""
+    def merged_span(self, repo: str) -> tuple[datetime, datetime] | None:
+        """Oldest and newest stored merge of ``repo`` (one query)."""
         ...
 
     def merged_at_of(self, repo: str, number: int) -> datetime | None:
@@ -147,9 +148,9 @@ class StoreHistory:
         """See :meth:`PRHistory.oldest_merged_at`."""
         return self.store.oldest_merged_at(self.repo)
 
-    def newest_merged_at(self) -> datetime | None:
-        """See :meth:`PRHistory.newest_merged_at`."""
-        return self.store.newest_merged_at(self.repo)
+    def merged_span(self) -> tuple[datetime, datetime] | None:
+        """See :meth:`PRHistory.merged_span`."""
+        return self.store.merged_span(self.repo)
 
     def merged_at_of(self, number: int) -> datetime | None:
         """See :meth:`PRHistory.merged_at_of`."""

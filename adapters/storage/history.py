@@ -6,10 +6,15 @@ from __future__ import annotations
 from collections.abc import Iterable
 from datetime import datetime
 
-from sqlalchemy import func, select
+from sqlalchemy import bindparam, func, select
 
 from adapters.storage.engine import CHUNK, StorePort, check_aware, no_nul
 from adapters.storage.schema import FIRST_MERGES, PullRequestRow
+
+
+_SPAN = select(func.min(PullRequestRow.merged_at), func.max(PullRequestRow.merged_at)).where(
+    PullRequestRow.repo == bindparam("repo"))
+"""Oldest and newest merge of a repository: one statement, built once with a bound parameter."""
 
 
 class SqlHistory(StorePort):
@@ -41,6 +46,17 @@ class SqlHistory(StorePort):
         """
         with self._read("reading PRs") as conn:
             return conn.execute(select(func.min(PullRequestRow.merged_at)).where(PullRequestRow.repo == repo)).scalar()
+
+    def merged_span(self, repo: str) -> tuple[datetime, datetime] | None:
+        """The oldest and the newest ``merged_at`` (aware UTC) stored for ``repo`` in one query (a
+        chat answer's "the stored PRs are from … to …" read them as two); None when it has no PRs.
+
+        Raises:
+            StoreError: a database error.
+        """
+        with self._read("reading PRs") as conn:
+            first, last = conn.execute(_SPAN, {"repo": repo}).one()
+        return None if first is None or last is None else (first, last)
 
     def merged_at_of(self, repo: str, number: int) -> datetime | None:
         """When ``repo``'s PR ``number`` was merged (aware UTC), if stored (the primary key; no body read).

@@ -51,6 +51,19 @@ def test_aggregates_answer_like_the_prs_say(store, lookup):
     assert src.merged_times(REPO, T0, None) == [T0, T0 + timedelta(hours=1)]
 
 
+def test_the_stored_span_is_the_oldest_and_newest_merge_in_one_query(store):
+    from chatbot.pr_history import ListHistory, StoreHistory
+
+    store.upsert_prs(REPO, SMALL)
+    statements: list[str] = []
+    event.listen(store.engine, "before_cursor_execute", lambda *a: statements.append(a[2]))
+    span = (T0 - timedelta(days=30), T0 + timedelta(hours=1))
+    assert StoreHistory(store, REPO).merged_span() == span
+    assert len(statements) == 1
+    assert ListHistory(SMALL).merged_span() == span
+    assert StoreHistory(store, "o/other").merged_span() is None and ListHistory([]).merged_span() is None
+
+
 def test_other_repositories_do_not_leak(store):
     store.upsert_prs(REPO, SMALL)
     assert store.oldest_merged_at("o/other") is None and store.newest_merged_at("o/other") is None

@@ -26,7 +26,7 @@ from tests.fakes.inbound import MovableClock
 PORT_METHODS = {
     PullRequestStore: {"upsert_prs": "prs", "merged_between": "prs", "store_week": "prs", "week_fetch": "prs",
                        "newest_merged_at": "history"},
-    HistoryStore: {"oldest_merged_at": "history", "newest_merged_at": "history", "merged_at_of": "history",
+    HistoryStore: {"oldest_merged_at": "history", "merged_span": "history", "merged_at_of": "history",
                    "authors_before": "history", "merged_between": "prs", "titles_between": "prs"},
     DeliveryLog: {"claim_delivery": "deliveries", "take_over_delivery": "deliveries", "renew_delivery": "deliveries",
                   "release_delivery": "deliveries", "unfinished_deliveries": "deliveries",
@@ -66,7 +66,7 @@ def test_no_two_port_modules_define_the_same_name():
                 continue
             assert name not in seen, f"{name} is defined in {seen.get(name)} and {cls.__name__}"
             seen[name] = cls.__name__
-    assert len(seen) == 5 + 53  # StorePort's url, _engine, _errors, _read, _insert; the ports' methods
+    assert len(seen) == 5 + 54  # StorePort's url, _engine, _errors, _read, _insert; the ports' methods
 
 
 def test_a_port_class_works_alone_over_an_engine(db_url):
