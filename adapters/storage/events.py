@@ -6,10 +6,31 @@ from __future__ import annotations
 from collections.abc import Callable
 from datetime import datetime, timedelta
 
-from sqlalchemy import select
+from typing import Any
+
+from sqlalchemy import bindparam, select
+from sqlalchemy.dialects import postgresql, sqlite
 
 from adapters.storage.engine import StorePort, check_aware, event_key
 from adapters.storage.schema import PROCESSED_EVENTS, REPLY_OUTBOX
+
+
+def _claim_statement(dialect: str) -> Any:
+    """``INSERT ... ON CONFLICT (platform, event_key) DO NOTHING RETURNING event_key`` with bound
+    parameters, built once per dialect (a statement built per call cost more CPU than its round trip;
+    it is on every inbound event's path before the ack, issue 20)."""
+    t = PROCESSED_EVENTS
+    insert = postgresql.insert if dialect == "postgresql" else sqlite.insert
+    return (insert(t).values(platform=bindparam("platform"), event_key=bindparam("event_key"),
+                             received_at=bindparam("received_at"), owner=bindparam("owner"))
+            .on_conflict_do_nothing(index_elements=[t.c.platform, t.c.event_key]).returning(t.c.event_key))
+
+
+_CLAIMS = {dialect: _claim_statement(dialect) for dialect in ("postgresql", "sqlite")}
+_ANSWERED = (PROCESSED_EVENTS.update()
+             .where(PROCESSED_EVENTS.c.platform == bindparam("p"), PROCESSED_EVENTS.c.event_key == bindparam("k"))
+             .values(answered_at=bindparam("answered_at")))
+"""Marks a claim answered (built once, as :data:`_CLAIMS`: it is on every answer's path)."""
 
 
 class SqlEventLog(StorePort):
@@ -50,10 +71,9 @@ class SqlEventLog(StorePort):
         # every inbound event's path before the ack)
         with self._errors("recording an event", writing=True), self._engine.connect() as plain:
             conn = plain.execution_options(isolation_level="AUTOCOMMIT")
-            stmt = (self._insert(conn)(t).values(platform=platform, event_key=key, received_at=now, owner=owner)
-                    .on_conflict_do_nothing(index_elements=[t.c.platform, t.c.event_key])
-                    .returning(t.c.event_key))
-            if conn.execute(stmt).first() is not None:
+            claim = _CLAIMS[conn.dialect.name]
+            if conn.execute(claim, {"platform": platform, "event_key": key, "received_at": now,
+                                    "owner": owner}).first() is not None:
                 return True
             if reclaimable is None:
                 return False
@@ -76,11 +96,9 @@ class SqlEventLog(StorePort):
             StoreError: a database error.
         """
         check_aware("now", now)
-        t = PROCESSED_EVENTS
         with self._errors("recording an answer", writing=True), self._engine.connect() as plain:
             conn = plain.execution_options(isolation_level="AUTOCOMMIT")
-            conn.execute(t.update().where(t.c.platform == platform, t.c.event_key == event_key(key))
-                         .values(answered_at=now))
+            conn.execute(_ANSWERED, {"p": platform, "k": event_key(key), "answered_at": now})
 
     def purge_events(self, now: datetime, retention: timedelta = timedelta(hours=8)) -> int:
         """Forget events received before ``now - retention``.

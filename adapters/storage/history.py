@@ -15,6 +15,9 @@ from adapters.storage.schema import FIRST_MERGES, PullRequestRow
 _SPAN = select(func.min(PullRequestRow.merged_at), func.max(PullRequestRow.merged_at)).where(
     PullRequestRow.repo == bindparam("repo"))
 """Oldest and newest merge of a repository: one statement, built once with a bound parameter."""
+_MERGED_AT = select(PullRequestRow.merged_at).where(PullRequestRow.repo == bindparam("repo"),
+                                                    PullRequestRow.number == bindparam("number"))
+"""A PR's merge instant by primary key (a chat PR lookup's first read), built once."""
 
 
 class SqlHistory(StorePort):
@@ -64,9 +67,8 @@ class SqlHistory(StorePort):
         Raises:
             StoreError: a database error.
         """
-        stmt = select(PullRequestRow.merged_at).where(PullRequestRow.repo == repo, PullRequestRow.number == number)
         with self._read("reading PRs") as conn:
-            return conn.execute(stmt).scalar()
+            return conn.execute(_MERGED_AT, {"repo": repo, "number": number}).scalar()
 
     def authors_before(self, repo: str, before: datetime, logins: Iterable[str]) -> set[str]:
         """The logins among ``logins`` with a stored PR of ``repo`` merged before ``before`` whose author

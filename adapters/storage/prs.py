@@ -15,7 +15,7 @@ from datetime import datetime
 from typing import Any
 
 from pydantic import ValidationError
-from sqlalchemy import Connection, func, select, text
+from sqlalchemy import Connection, bindparam, func, select, text
 from sqlalchemy.dialects import postgresql, sqlite
 
 from adapters.storage.engine import CHUNK, StorePort, check_aware, no_nul
@@ -36,6 +36,14 @@ def _in_window(repo: str, start: datetime, end: datetime) -> tuple[Any, ...]:
     check_aware("end", end)
     r = PullRequestRow
     return (r.repo == repo, r.merged_at >= start, r.merged_at < end)
+
+
+_WINDOW_VERSION = select(func.count(), func.coalesce(func.sum(PullRequestRow.revision), 0)).where(
+    PullRequestRow.repo == bindparam("repo"), PullRequestRow.merged_at >= bindparam("start"),
+    PullRequestRow.merged_at < bindparam("end"))
+""":meth:`SqlPullRequests.window_version`'s aggregate, built once with bound parameters: a statement
+built per call cost more CPU to construct and key for SQLAlchemy's compiled cache than to execute
+(issue 20: 0.84 -> 0.33 ms a call on PostgreSQL; every chat question asks it)."""
 
 
 def _canonical(data: dict[str, Any]) -> str:
@@ -168,10 +176,10 @@ class SqlPullRequests(StorePort):
             ValueError: a naive datetime.
             StoreError: a database error.
         """
-        r = PullRequestRow
-        stmt = select(func.count(), func.coalesce(func.sum(r.revision), 0)).where(*_in_window(repo, start, end))
+        check_aware("start", start)
+        check_aware("end", end)
         with self._read("reading PRs") as conn:
-            count, revisions = conn.execute(stmt).one()
+            count, revisions = conn.execute(_WINDOW_VERSION, {"repo": repo, "start": start, "end": end}).one()
         return f"{int(count)}:{int(revisions)}"
 
     def week_fetch(self, repo: str, week: str, tz: str) -> WeekFetch | None:
