@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from datetime import date
 
 from chatbot.prose_check.facts import FILES, LINES, PERCENT, PRS, SCORE, TEXT, WEEK, Fact, Facts, name_key
-from chatbot.prose_check.tokens import CJK_CHAR, Number, clauses, dates, numbers, pr_refs, versions
+from chatbot.prose_check.tokens import CJK_CHAR, Number, clauses, dates, items, numbers, pr_refs, versions
 
 MAX_SENTENCE = 400
 """Characters at most in one model sentence."""
@@ -352,14 +352,20 @@ def check_relations(c: Claim, f: Facts, slot: str | None) -> list[str]:
 
 def check_people(c: Claim, f: Facts, slot: str | None) -> list[str]:
     """A person named (login or name of a week's author or co-author) is an author or co-author of
-    a PR cited in the same clause (in the sentence, when the clause cites none)."""
+    a PR cited in the same list item (:func:`~chatbot.prose_check.tokens.items`), else in the same
+    clause with its brackets kept whole, else in the sentence: in ``hmellor（12 PR，#47058）、
+    BugenZhao（10，#47283）`` BugenZhao is bound to #47283, not to #47058 before the comma."""
     faults = []
-    spans = clauses(c.text)
+    spans = [items(c.text), clauses(c.text, in_brackets=False)]
     for key, rx in f.people.items():
         for m in rx.finditer(c.text):
-            a, b = next(((x, y) for x, y in spans if x <= m.start() < y), (0, len(c.text)))
-            prs = [n for n, _ in pr_refs(c.text[a:b])] or sorted(c.cited_prs())
-            prs = [n for n in prs if n in f.prs]
+            prs: list[int] = []
+            for level in spans:
+                a, b = next(((x, y) for x, y in level if x <= m.start() < y), (0, len(c.text)))
+                prs = [n for n, _ in pr_refs(c.text[a:b])]
+                if prs:
+                    break
+            prs = [n for n in prs or sorted(c.cited_prs()) if n in f.prs]
             if prs and not any(key in f.prs[n].people for n in prs):
                 faults.append(f"names {m.group(0)} as the person behind " + ", ".join(f"#{n}" for n in prs)
                               + ", who is not its author or co-author")

@@ -211,14 +211,36 @@ def pr_refs(text: str) -> list[tuple[int, int]]:
 _CLAUSE = re.compile(r"[，。；;！？!?\n]|,(?!\d{3})|(?<=[a-z\)])\.\s|：|:\s")
 
 
-def clauses(text: str) -> list[tuple[int, int]]:
-    """``(start, end)`` offsets of the clauses of ``text``: split at ``，。；;！？!?:：``, at a comma
-    that is not a thousands separator and at an English full stop."""
-    out, start = [], 0
-    for m in _CLAUSE.finditer(text):
+_OPEN, _CLOSE = "（(【[", "）)】]"
+_LIST_SEP = re.compile(r"(?<!\d)(?<!\d\s)、|、(?!\s*#\d)")  # not in "#47058、#44589"
+
+
+def _split(text: str, sep: re.Pattern[str], a: int, b: int, in_brackets: bool) -> list[tuple[int, int]]:
+    out, start, depth, at = [], a, 0, a
+    for m in sep.finditer(text, a, b):
+        if not in_brackets:
+            for ch in text[at:m.start()]:
+                depth = depth + 1 if ch in _OPEN else max(0, depth - 1) if ch in _CLOSE else depth
+            at = m.start()
+            if depth:
+                continue
         if m.start() > start:
             out.append((start, m.start()))
         start = m.end()
-    if start < len(text):
-        out.append((start, len(text)))
+    if start < b:
+        out.append((start, b))
     return out
+
+
+def clauses(text: str, *, in_brackets: bool = True) -> list[tuple[int, int]]:
+    """``(start, end)`` offsets of the clauses of ``text``: split at ``，。；;！？!?:：``, at a comma
+    that is not a thousands separator and at an English full stop; with ``in_brackets=False`` not
+    inside brackets (``hmellor（12 PR，#47058）、BugenZhao（10，#47283）`` is one clause, not three)."""
+    return _split(text, _CLAUSE, 0, len(text), in_brackets)
+
+
+def items(text: str) -> list[tuple[int, int]]:
+    """``(start, end)`` offsets of the list items of ``text``: its clauses (brackets kept whole) split
+    at ``、`` outside brackets, except between PR references (``#47058、#44589`` is one item):
+    ``hmellor（12 PR，#47058）、BugenZhao（10，#47283）`` is two."""
+    return [x for a, b in clauses(text, in_brackets=False) for x in _split(text, _LIST_SEP, a, b, False)]

@@ -10,6 +10,10 @@
   logins are none (real W27, seed 001's risk and key-PR cells): kills ``(cjk == 0 and words)`` ->
   ``cjk == 0`` (the PR list is "not Chinese" again), dropping ``w not in f.people`` (hmellor is an
   English word) and ``cjk == 0 and words`` -> ``False`` ("#46995 leads" passes as Chinese).
+- A person is bound to the PRs of their own list item (real W27; seed 001's authors with the PRs of
+  its key-PR table): kills ``check_people`` on clauses alone (the comma in ``（12 PR，#47058）`` binds
+  BugenZhao to #47058, and two swapped authors pass) and without the item level (one clause holds
+  both rows, so a swap of their authors passes).
 """
 
 from __future__ import annotations
@@ -80,3 +84,24 @@ NOT_ZH = ["is not written in Chinese (the digest's language)"]
 ], ids=["pr-list", "pr-list-with-cjk", "week-login", "unknown-login", "one-word", "english-with-pr-list"])
 def test_a_zh_sentence_without_cjk_is_wrong_only_with_english_words(w27, text, faults):
     assert check_claim(Claim(text), w27, None, checks=["language"]) == faults
+
+
+
+def _not_behind(name: str, *prs: int) -> str:
+    return f"names {name} as the person behind " + ", ".join(f"#{n}" for n in prs) + ", who is not its author or co-author"
+
+
+@pytest.mark.parametrize("text,faults", [
+    ("hmellor（12 PR，#47058）、BugenZhao（10，#47283）等活跃贡献。", []),
+    ("hmellor（12 PR，#47283）、BugenZhao（10，#47058）等活跃贡献。",
+     [_not_behind("hmellor", 47283), _not_behind("BugenZhao", 47058)]),
+    ("#47283 Rust枚举域类型（BugenZhao）、#45890 Rust HTTPS/mTLS（tahsintunan）。", []),
+    ("#47283 Rust枚举域类型（tahsintunan）、#45890 Rust HTTPS/mTLS（BugenZhao）。", [_not_behind("tahsintunan", 47283)]),
+    ("hmellor主导的系列重构（#47058、#44589）将模型权重加载逻辑抽离。", []),
+    ("BugenZhao主导的系列重构（#47058、#44589）将模型权重加载逻辑抽离。", [_not_behind("BugenZhao", 47058, 44589)]),
+    ("hmellor、BugenZhao 分别提交了 #47058、#47283。", []),
+    ("#46703 NCCL对称内存扩展（hmellor）：AllGather/ReduceScatter支持NVLS。", [_not_behind("hmellor", 46703)]),
+], ids=["own-pr-after-comma", "swapped-in-brackets", "two-rows", "two-rows-swapped", "pr-group", "pr-group-wrong",
+        "names-then-prs", "row-wrong"])
+def test_a_person_is_bound_to_the_prs_of_their_own_item(w27, text, faults):
+    assert check_claim(Claim(text), w27, None, checks=["people"]) == faults
