@@ -74,10 +74,14 @@ SOCIAL = re.compile(r"^(?:(?:hi|hello|hey|yo|thanks|thank you|thx|ty|ok|okay|coo
                     r"|bye|你好|您好|嗨|谢谢|多谢|感谢|好的|好|早|早上好|晚安|再见|辛苦了)\s*)+$")
 """A message that only greets or thanks (the help card answers it)."""
 
-ISO_WEEK = re.compile(r"(?<![0-9])([0-9]{4}) ?-? ?w ?([0-9]{1,2})(?![0-9])", re.ASCII)
-"""An ISO week in cleaned text: ``2026-w19``, ``2026 w 19`` (year, week)."""
-SHORT_WEEK = re.compile(r"(?<![0-9a-z/])(?:w|week) ?([0-9]{1,2})(?![0-9])|第 ?([0-9]{1,2}) ?周", re.ASCII)
-"""A week of the current year: ``w19``, ``week 19``, ``第19周`` (not inside a word or a path)."""
+_WEEK_WORD = r"(?:week|wk|w)"
+"""What names a week before its number: ``w``, ``wk``, ``week`` (one word for both patterns below)."""
+ISO_WEEK = re.compile(rf"(?<![0-9])([0-9]{{4}}) ?(?:-|年)? ?(?:{_WEEK_WORD}|第) ?([0-9]{{1,2}})(?![0-9])(?: ?周)?", re.ASCII)
+"""An ISO week in cleaned text: ``2026-w19``, ``2026-wk19``, ``2026 week 19``, ``2026年第19周``
+(year, week)."""
+SHORT_WEEK = re.compile(rf"(?<![0-9a-z/]){_WEEK_WORD} ?([0-9]{{1,2}})(?![0-9])|第 ?([0-9]{{1,2}}) ?周", re.ASCII)
+"""A week of the current year: ``w19``, ``wk19``, ``week 19``, ``第19周`` (not inside a word or a
+path)."""
 THIS_WEEK = re.compile(r"\b(?:this|current) (?:week|wk)\b|本周|这周|这一周|本星期|这个星期|这星期")
 """This week, in English (``wk`` too) or Chinese; one copy for the parser and the entities."""
 LAST_WEEK = re.compile(r"\b(?:last|previous|prev|past) (?:week|wk)\b|上周|上一周|上星期|上个星期")

@@ -50,6 +50,8 @@ def test_bad_public_url_is_one_line():
     ("attention this week", "attention backends (attention) · 2026-W20"),
     ("help", "prhub: what you can ask"),
     ("subscribe spec-decode", "not available here"),
+    ("risks wk19", "No merged PRs found for 2026-W19."),
+    ("risks 2026-wk19", "No merged PRs found for 2026-W19."),
 ])
 def test_ask_text(query, expected):
     r = prhub("ask", query, "--sample")

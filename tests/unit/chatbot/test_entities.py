@@ -72,3 +72,33 @@ def test_a_count_is_kept_from_0_and_capped_at_50(q, n, intent):
     assert (e.n, e.words) == (n, ())
     query = parse(q)
     assert (query.intent, getattr(query, "n")) == (intent, n)
+
+
+@pytest.mark.parametrize("q,weeks,week", [
+    ("top PRs W19", ("W19",), "W19"),
+    ("top PRs wk19", ("W19",), "W19"),
+    ("top PRs wk 19", ("W19",), "W19"),
+    ("top PRs week 19", ("W19",), "W19"),
+    ("top PRs 2026-W19", ("2026-W19",), "2026-W19"),
+    ("top PRs 2026-wk19", ("2026-W19",), "2026-W19"),
+    ("top PRs 2026wk19", ("2026-W19",), "2026-W19"),
+    ("top PRs 2025 week 19", ("2025-W19",), "2025-W19"),
+    ("2026年第19周的重点PR", ("2026-W19",), "2026-W19"),
+    ("第19周的重点PR", ("W19",), "W19"),
+    ("top PRs wk53", ("W53",), "W53"),
+    ("top PRs wk54", (), "current"),
+    ("network PRs", (), "current"),
+], ids=["w", "wk", "wk-spaced", "week", "iso", "iso-wk", "iso-wk-no-dash", "year-week-words", "zh-year",
+        "zh-no-year", "wk-53", "wk-54-no-week", "w-inside-a-word"])
+def test_every_week_word_reads_the_same_week(q, weeks, week):
+    """"wk19" and "2026-wk19" were no week (the answer was of the current week) though "W19" and
+    "2026-W19" were, and "2025 week 19" read only "week 19" (2026-W19). One word for a week
+    (w, wk, week) serves both patterns. Wrong change: ``wk`` left out of either (the wk rows fail),
+    or ``week`` out of the ISO pattern (year-week-words reads 2026-W19)."""
+    assert entities(q).weeks == weeks
+    assert parse(q).week == week
+
+
+def test_a_week_that_does_not_exist_is_told_in_every_form():
+    for q in ("risks 2026-W60", "risks 2026-wk60", "risks 2026年第60周"):
+        assert parse(q).model_dump()["problem"] == "bad_week:2026-W60", q
