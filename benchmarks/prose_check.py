@@ -1,14 +1,14 @@
 """The validator on the week-27 red-team suite: keep and catch rates, and its speed (a benchmark, not a test).
 
 Runs the sentences of ``tests/fixtures/prose/2026-W27.zh.jsonl`` (seed 001's sentences about the
-week, labelled true/false/unverifiable, and 49 edits of the true ones) through the same path as
+week, labelled true/false/unverifiable, and 50 edits of the true ones) through the same path as
 ``prhub check-prose --input ../shared/data/vllm-threads/2026-W27.json --week 2026-W27 --lang zh``
 and prints::
 
-    true_kept: 45/46 (97.8%)              target >= 90%
+    true_kept: 46/47 (97.9%)              target >= 90%
     false_rejected: 5/5
-    edits_rejected: 49/49 (100.0%)        target >= 90%
-    edits_rejected_swapped_pr: 9/9        target: all (also wrong_subject_number, inverted, false_relation)
+    edits_rejected: 50/50 (100.0%)        target >= 90%
+    edits_rejected_swapped_pr: 10/10        target: all (also wrong_subject_number, inverted, false_relation)
     ...
     check_cpu_ms_per_sentence: 0.9 (= 0.4x yardstick)
     yardstick_json_loads_ms: 2.10 (...)

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from datetime import date
 
 from chatbot.prose_check.facts import FILES, LINES, PERCENT, PRS, SCORE, TEXT, WEEK, Fact, Facts, name_key
-from chatbot.prose_check.tokens import CJK_CHAR, Number, clauses, dates, items, numbers, pr_refs, versions
+from chatbot.prose_check.tokens import CJK_CHAR, PR_REF, Number, clauses, dates, items, numbers, pr_refs, versions
 
 MAX_SENTENCE = 400
 """Characters at most in one model sentence."""
@@ -99,10 +99,11 @@ RARE_SHARE = 0.05
 them; more common ones (``CUDA``, ``ROCm``, ``MoE`` in a busy week) say nothing about which PR."""
 
 
-def _groups(text: str) -> list[tuple[list[int], int, int]]:
-    """PR reference groups (``#1、#2``) with the span of text about them: from the previous group's
-    end (or the sentence's start) to the next group's start."""
-    refs = [(int(m.group(1)), m.start(), m.end()) for m in re.finditer(r"#(\d+)", text)]
+def _groups(text: str, lo: int = 0, hi: int | None = None) -> list[tuple[list[int], int, int]]:
+    """PR reference groups (``#1、#2``) of ``text[lo:hi]`` with the span of text about them: from the
+    previous group's end (or ``lo``) to the next group's start (or ``hi``)."""
+    hi = len(text) if hi is None else hi
+    refs = [(int(m.group(1)), m.start(), m.end()) for m in PR_REF.finditer(text, lo, hi)]
     groups: list[tuple[list[int], int, int]] = []
     for n, a, b in refs:
         if groups and re.fullmatch(r"[\s、,，和与及and/]*", text[groups[-1][2]:a]):
@@ -111,9 +112,23 @@ def _groups(text: str) -> list[tuple[list[int], int, int]]:
             groups.append(([n], a, b))
     out = []
     for i, (nums, a, b) in enumerate(groups):
-        start = groups[i - 1][2] if i else 0
-        end = groups[i + 1][1] if i + 1 < len(groups) else len(text)
+        start = groups[i - 1][2] if i else lo
+        end = groups[i + 1][1] if i + 1 < len(groups) else hi
         out.append((nums, start, end))
+    return out
+
+
+def _item_groups(text: str) -> list[tuple[list[int], int, int]]:
+    """:func:`_groups` bound by list items (:func:`~chatbot.prose_check.tokens.items`): in an item that
+    names PRs, its text is about its own groups only (``FlashInfer 0.6.13（#46683）、DeepGEMM tag更新
+    （#47304）``: FlashInfer is not about #47304); an item that names none is about the groups around it."""
+    whole = _groups(text)
+    out = []
+    for a, b in items(text):
+        if PR_REF.search(text, a, b):
+            out += _groups(text, a, b)
+        else:
+            out += [(nums, max(x, a), min(y, b)) for nums, x, y in whole if x < b and y > a]
     return out
 
 
@@ -149,7 +164,7 @@ def check_foreign_identifiers(c: Claim, f: Facts, slot: str | None) -> list[str]
     faults = []
     titles = [(p.number, _TAGS.sub(" ", p.title).casefold()) for p in f.prs.values()]
     rare = max(3, int(RARE_SHARE * len(titles)))
-    for nums, a, b in _groups(c.text):
+    for nums, a, b in _item_groups(c.text):
         raw = " ".join(f.prs[n].texts for n in nums if n in f.prs)
         own = raw.casefold()
         if not own:
@@ -167,7 +182,7 @@ def check_foreign_identifiers(c: Claim, f: Facts, slot: str | None) -> list[str]
                 faults.append(f"says {ident} of {', '.join(f'#{n}' for n in nums)}, but {ident} is in the title of "
                               + ", ".join(f"#{n}" for n in holders[:3]))
                 break
-    return faults
+    return list(dict.fromkeys(faults))
 
 
 def _named_as_name(text: str, start: int, word: str, lang: str) -> bool:

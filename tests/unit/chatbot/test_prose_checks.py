@@ -14,6 +14,9 @@
   its key-PR table): kills ``check_people`` on clauses alone (the comma in ``（12 PR，#47058）`` binds
   BugenZhao to #47058, and two swapped authors pass) and without the item level (one clause holds
   both rows, so a swap of their authors passes).
+- An identifier is about the PRs of its own list item, or of the groups around it when its item names
+  none (real W27, seed 001's 外部依赖升级 row): kills ``_item_groups`` -> ``_groups`` (FlashInfer
+  "of #47551" again) and dropping its branch for items without PRs (``#38174：DSpark ...`` passes).
 """
 
 from __future__ import annotations
@@ -105,3 +108,15 @@ def _not_behind(name: str, *prs: int) -> str:
         "names-then-prs", "row-wrong"])
 def test_a_person_is_bound_to_the_prs_of_their_own_item(w27, text, faults):
     assert check_claim(Claim(text), w27, None, checks=["people"]) == faults
+
+
+
+@pytest.mark.parametrize("text,faults", [
+    ("huggingface-hub升级（#47551）、FlashInfer 0.6.13（#46683）、DeepGEMM tag更新（#47304）可能引入兼容问题", []),
+    ("huggingface-hub升级（#47551）、FlashInfer 0.6.13（#47304）、DeepGEMM tag更新（#46683）可能引入兼容问题",
+     ["says FlashInfer of #47304, but FlashInfer is in the title of #43729, #46076, #46683",
+      "says DeepGEMM of #46683, but DeepGEMM is in the title of #47304"]),
+    ("#38174：DSpark半自回归推测解码", ["says DSpark of #38174, but DSpark is in the title of #46995, #47093"]),
+], ids=["seed-row", "seed-row-swapped", "item-without-pr"])
+def test_an_identifier_is_about_the_prs_of_its_own_item(w27, text, faults):
+    assert check_claim(Claim(text), w27, None, checks=["foreign_identifiers"]) == faults
