@@ -370,7 +370,8 @@ class ServerSettings(_Model):
             reply mostly waits on the store and the platform's API, so more workers than CPU cores
             keep the queue short (issue 20: 8 left 15–18% of a 20–50-sender crowd answered "busy").
         reply_queue: chat replies queued or running per platform at most (default 4 ×
-            ``reply_workers``); when full the bot answers "busy, try again in a minute" at once.
+            ``reply_workers``); when full, half the HTTP threads wait 0.5 s for a place, then the bot
+            answers "busy, try again in a minute".
         connection_limit: connections held open at most (default 1,000; slow clients each hold one).
         request_deadline_seconds: a request must arrive whole (headers and body) within this many
             seconds of its first byte, else its connection is closed (default 10).
