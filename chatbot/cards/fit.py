@@ -37,7 +37,9 @@ class PlatformLimits:
     fallback_chars: int
 
 
-_OPENERS = {"(": ")", "（": "）", "“": "”", "[": "]", "「": "」"}
+_OPENERS = {"(": ")", "（": "）", "“": "”", "‘": "’", "[": "]", "{": "}", "「": "」", "【": "】", "《": "》", "‹": "›"}
+_SAME = "`"
+"""A mark that opens and closes alike (a code span): open while its count so far is odd."""
 _TRAILING = " ,;:、，；：—-"
 
 
@@ -65,14 +67,21 @@ def clip(text: str, limit: int) -> str:
 
 
 def _unclosed(text: str) -> int | None:
-    """The index of the first bracket or opening quote of ``text`` that stays open, or None."""
+    """The index of the first bracket, opening quote or code span (`````) of ``text`` that stays
+    open, or None. Inside a code span brackets are literal."""
     stack: list[tuple[str, int]] = []
+    code: int | None = None
     for i, ch in enumerate(text):
-        if ch in _OPENERS:
+        if ch in _SAME:
+            code = i if code is None else None
+        elif code is not None:
+            continue
+        elif ch in _OPENERS:
             stack.append((_OPENERS[ch], i))
         elif stack and ch == stack[-1][0]:
             stack.pop()
-    return stack[0][1] if stack else None
+    opened = [i for i in (stack[0][1] if stack else None, code) if i is not None]
+    return min(opened) if opened else None
 
 
 def fit(card: Card, limits: PlatformLimits) -> list[Card]:

@@ -154,6 +154,11 @@ def test_plurals_and_chinese_punctuation_in_card_text(vllm_rules):
     ("large change: 32 files, +7,128/-7,010 lines", 31, "large change: 32 files…"),  # no dangling comma
     ("本周合并的PR以及它们的风险观察和建议", 10, "本周合并的PR以及…"),  # no spaces: cut at a character
     ("(a very long parenthesis that never closes in time)", 20, "(a very long…"),  # open from the start: kept
+    # a code span left open turns the rest of a Slack/Markdown line into code
+    ("Clean up pooling models `build_tok_params` logic for all runners", 38, "Clean up pooling models…"),
+    ("Use `x[0]` here and then `tail(x) more` please", 36, "Use `x[0]` here and then…"),  # [ in code is literal
+    ("提交说明：修复【注意力后端】中的问题并补充测试用例说明", 14, "提交说明：修复…"),
+    ("set the config to {max_num_seqs: 256, block_size: 16} now", 34, "set the config to…"),
     ("exactly twenty chars", 20, "exactly twenty chars"),  # at the limit: untouched
     ("exactly twenty chars!", 20, "exactly twenty…"),  # one over
 ])
