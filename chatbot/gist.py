@@ -20,6 +20,8 @@ from chatbot.models import Frozen
 
 GIST_MAX = 200
 """Characters at most in a gist (the issue's limit for highlights, key-PR tables and cards)."""
+SHORT_GIST = 80
+"""Characters below which a gist takes the next sentence too (cut at a word when it is too long)."""
 RESULT_MAX = 80
 """Characters at most in one quoted result."""
 RESULTS_MAX = 2
@@ -73,6 +75,11 @@ _COMMAND = re.compile(r"^\s*(?:\$\s*)?(?:[A-Z][A-Z0-9_]+=\S*\s+)*(?:pytest|pytho
                       r"docker|lm_eval|torchrun|CUDA_VISIBLE_DEVICES=\S*)\s")
 _INLINE = re.compile(r"\*\*|__|(?<!\w)[*_](?=\S)|(?<=\S)[*_](?!\w)|`")
 _SPACES = re.compile(r"\s+")
+_STRUCK = re.compile(r"~~[^~\n]+~~")
+"""Struck-through text: what the author withdrew."""
+_WITHDRAWN = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+\[(?:reverted|removed|dropped|abandoned|obsolete|withdrawn|"
+                        r"no longer needed|not needed)\]", re.IGNORECASE)
+"""A list item the author marked as no longer part of the PR ("- [reverted] Remove the padding ...")."""
 
 _NUM = r"(?<![\w.])[+\-−~≈]?\d+(?:[.,]\d+)?"
 _MEASURE = rf"{_NUM}\s?(?:%|x\b|×)(?:\s?(?:[-–~]|to)\s?{_NUM}\s?(?:%|x\b|×))?\+?"
@@ -112,6 +119,7 @@ def clean_markdown(body: str) -> str:
 
 def inline_text(line: str) -> str:
     """One Markdown line as plain text: links to their text, PR URLs to ``#N``, other URLs and emphasis removed."""
+    line = _STRUCK.sub("", line)
     line = _LINK.sub(lambda m: m.group(1), line)
     line = _PR_URL.sub(lambda m: f"#{m.group(1)}", line)
     line = _URL.sub("", line)
@@ -147,7 +155,7 @@ def _paragraphs(lines: list[str]) -> list[str]:
         if not raw.strip() or _HR.match(raw):
             paras.append([])
             continue
-        if (_CHECKBOX.match(raw) or _TABLE.match(raw) or _PLACEHOLDER.search(raw) or _NOISE_LINE.match(raw)
+        if (_CHECKBOX.match(raw) or _WITHDRAWN.match(raw) or _TABLE.match(raw) or _PLACEHOLDER.search(raw) or _NOISE_LINE.match(raw)
                 or _COMMAND.match(raw.strip("`"))):
             continue
         text = inline_text(raw)
@@ -160,7 +168,12 @@ def _paragraphs(lines: list[str]) -> list[str]:
             continue
         joined = p[0][0]
         for i, (text, item) in enumerate(p[1:], start=1):
-            sep = "; " if item and p[i - 1][1] and not joined.endswith((".", ";")) else " "
+            if item and p[i - 1][1]:
+                sep = " " if joined.endswith((".", ";")) else "; "
+            elif item and not joined.endswith((".", ":", ";", ",", "!", "?")):
+                sep = ". "  # "... before this PR" + "- [reverted] Remove ...": the list starts a new sentence
+            else:
+                sep = " "
             joined = f"{joined}{sep}{text}"
         out.append(joined)
     return out
@@ -174,12 +187,17 @@ def fit_sentences(text: str, limit: int = GIST_MAX) -> str:
         cand = f"{out} {s}".strip() if out else s.strip()
         if len(cand) <= limit:
             out = cand
-            if len(out) >= 80:
+            if len(out) >= SHORT_GIST:
                 break
         else:
             break
     if out:
         return out
+    return _cut_words(text, limit)
+
+
+def _cut_words(text: str, limit: int) -> str:
+    """``text`` cut at a word to at most ``limit`` characters, ending in "…"."""
     cut = text[: limit - 1]
     space = cut.rfind(" ")
     if space > limit // 2:

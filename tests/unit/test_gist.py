@@ -102,3 +102,31 @@ def test_a_benchmark_table_under_the_test_plan_is_not_a_purpose(w20):
     # "## Purpose" is empty; "### performance" under "## Test Plan" holds a setup line and a table
     g = extract_gist(w20[41263].title, w20[41263].body)
     assert (g.source, g.text) == ("title", "Fuse norm and router for low latency scenario")
+
+
+@pytest.fixture(scope="module")
+def w27():
+    return {p.number: p for p in thread_prs("2026-W27")}
+
+
+def test_a_list_after_an_unended_line_starts_a_sentence_and_withdrawn_items_are_left_out(w27, w20):
+    # #42890's purpose: "... before this PR" + "- [reverted] Remove the padding ...": read as one sentence,
+    # the gist said the PR reverted something (its reverted_by is empty; the item was withdrawn)
+    g = extract_gist(w27[42890].title, w27[42890].body)
+    assert g.text == "NVFP4 kv does not support --kv-cache-dtype-skip-layers sliding_window before this PR."
+    # #40119: "... with Mx8 tiles and K- unroll-by-4" + "- Add RVV ISA dispatch ...": two items, not one
+    assert extract_gist(w20[40119].title, w20[40119].body).text.endswith("with Mx8 tiles and K- unroll-by-4.")
+
+
+@pytest.mark.parametrize("body,want", [
+    ("Makes the loader faster for large models\n- [removed] the old cache\n- Adds a new index for lookups",
+     "Makes the loader faster for large models. Adds a new index for lookups"),
+    ("Makes the loader faster for large models\n- ~~the old cache~~ the new cache", "Makes the loader faster for "
+     "large models. the new cache"),
+    ("Makes the loader faster, for large models:\n- Adds a new index for lookups",  # a colon keeps its list
+     "Makes the loader faster, for large models: Adds a new index for lookups"),
+    ("Makes the loader faster for large models\n- [ROCm] Adds a new index", "Makes the loader faster for large "
+     "models. [ROCm] Adds a new index"),  # a tag is no withdrawal
+], ids=["removed-item", "struck-text", "colon-keeps-list", "tag-is-kept"])
+def test_withdrawn_list_items(body, want):
+    assert extract_gist("Speed up loading", body).text == want
