@@ -8,6 +8,7 @@ data twice writes nothing. A streamed import writes through one :class:`PrWriter
 from __future__ import annotations
 
 import hashlib
+import itertools
 import json
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
@@ -46,6 +47,16 @@ built per call cost more CPU to construct and key for SQLAlchemy's compiled cach
 (issue 20: 0.84 -> 0.33 ms a call on PostgreSQL; every chat question asks it)."""
 
 
+_WRITES = itertools.count(1)
+_written = 0
+"""PR writes this process has finished (any store, committed or not): see :meth:`SqlPullRequests.pr_writes`."""
+
+
+def _wrote() -> None:
+    global _written
+    _written = next(_WRITES)
+
+
 def _canonical(data: dict[str, Any]) -> str:
     return json.dumps(data, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
 
@@ -81,8 +92,11 @@ class SqlPullRequests(StorePort):
         Raises:
             StoreError: a database error (nothing was written).
         """
-        with self._errors("storing PRs", writing=True), self._engine.begin() as conn:
-            return self._upsert(conn, repo, prs)
+        try:
+            with self._errors("storing PRs", writing=True), self._engine.begin() as conn:
+                return self._upsert(conn, repo, prs)
+        finally:
+            _wrote()
 
     def store_week(self, repo: str, prs: Sequence[PullRequest], fetch: WeekFetch) -> tuple[int, int]:
         """Upsert a week's PRs and record its fetch, in one transaction (whole or not at all).
@@ -103,20 +117,23 @@ class SqlPullRequests(StorePort):
             raise InputError(f"week fetch of {fetch.repo} cannot be stored under {repo}")
         check_aware("started_at", fetch.started_at)
         check_aware("finished_at", fetch.finished_at)
-        with self._errors("storing the week", writing=True), self._engine.begin() as conn:
-            counts = self._upsert(conn, repo, prs)
-            conn.execute(
-                WEEK_FETCHES.insert().values(
-                    repo=repo,
-                    week=fetch.week,
-                    tz=fetch.tz,
-                    started_at=fetch.started_at,
-                    finished_at=fetch.finished_at,
-                    prs=fetch.prs,
-                    requests=fetch.requests,
+        try:
+            with self._errors("storing the week", writing=True), self._engine.begin() as conn:
+                counts = self._upsert(conn, repo, prs)
+                conn.execute(
+                    WEEK_FETCHES.insert().values(
+                        repo=repo,
+                        week=fetch.week,
+                        tz=fetch.tz,
+                        started_at=fetch.started_at,
+                        finished_at=fetch.finished_at,
+                        prs=fetch.prs,
+                        requests=fetch.requests,
+                    )
                 )
-            )
-            return counts
+                return counts
+        finally:
+            _wrote()
 
     def merged_between(self, repo: str, start: datetime, end: datetime) -> list[PullRequest]:
         """Stored PRs of ``repo`` merged in the half-open window ``[start, end)``, in number order.
@@ -182,6 +199,13 @@ class SqlPullRequests(StorePort):
             count, revisions = conn.execute(_WINDOW_VERSION, {"repo": repo, "start": start, "end": end}).one()
         return f"{int(count)}:{int(revisions)}"
 
+    def pr_writes(self) -> int:
+        """A number that changes whenever this process has finished a PR write (:meth:`upsert_prs`,
+        :meth:`store_week`, :meth:`writer`; any store, committed or rolled back): read it before
+        :meth:`window_version`, and a version read since it last changed is this process's latest.
+        Writes of other processes do not change it."""
+        return _written
+
     def week_fetch(self, repo: str, week: str, tz: str) -> WeekFetch | None:
         """The latest recorded fetch of ``week`` of ``repo`` in zone ``tz`` (by ``started_at``), if any.
 
@@ -210,8 +234,11 @@ class SqlPullRequests(StorePort):
         Raises:
             StoreError: a database error (nothing was written).
         """
-        with self._errors("storing PRs", writing=True), self._engine.begin() as conn:
-            yield PrWriter(conn)
+        try:
+            with self._errors("storing PRs", writing=True), self._engine.begin() as conn:
+                yield PrWriter(conn)
+        finally:
+            _wrote()
 
     def _upsert(self, conn: Connection, repo: str, prs: Sequence[PullRequest]) -> tuple[int, int]:
         by_number = {pr.number: pr for pr in prs}

@@ -66,7 +66,7 @@ def test_no_two_port_modules_define_the_same_name():
                 continue
             assert name not in seen, f"{name} is defined in {seen.get(name)} and {cls.__name__}"
             seen[name] = cls.__name__
-    assert len(seen) == 5 + 54  # StorePort's url, _engine, _errors, _read, _insert; the ports' methods
+    assert len(seen) == 5 + 55  # StorePort's url, _engine, _errors, _read, _insert; the ports' methods
 
 
 def test_a_port_class_works_alone_over_an_engine(db_url):
