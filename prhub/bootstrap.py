@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import os
 import re
+import sys
 from dataclasses import dataclass
 from collections.abc import Callable
 from datetime import timedelta
@@ -55,17 +56,33 @@ def rules_for(repo: str, rules_file: str | None) -> Rules:
 
 
 def read_inputs(paths: list[str], *, sample: bool, skip_invalid: bool) -> ParsedExport:
-    """PRs from ``--input`` files (and the shipped sample week with ``--sample``).
+    """PRs from ``--input`` files (and the shipped sample week with ``--sample``); records skipped
+    as invalid (``skip_invalid``) are told on stderr in one line (:func:`skipped_line`).
 
     Raises:
-        InputError: no input at all, or an input that cannot be read or validated.
+        InputError: no input at all, an input that cannot be read or validated, or (skipping) no
+            valid record left.
     """
     all_paths = list(paths)
     if sample:
         all_paths.insert(0, str(sample_path()))
     if not all_paths:
         raise InputError("no input: pass --input FILE (a gh pr list --json export) or --sample")
-    return load_exports(all_paths, skip_invalid=skip_invalid)
+    parsed = load_exports(all_paths, skip_invalid=skip_invalid)
+    if parsed.skipped:
+        line = skipped_line(parsed)
+        if not parsed.prs:
+            raise InputError(f"no valid PR record in the input: {line}")
+        sys.stderr.write(f"note: {line}\n")
+    return parsed
+
+
+def skipped_line(parsed: ParsedExport) -> str:
+    """What the invalid records skipped were, in one line: how many of how many, the first one's
+    place and fault, and the fix (``prhub ask`` and ``prhub digest --skip-invalid`` say it alike)."""
+    n, total = parsed.skipped, parsed.skipped + len(parsed.prs)
+    return (f"skipped {n} of {total} record{'' if total == 1 else 's'} as invalid (the first: {parsed.first_invalid}); "
+            "fix them in the export (number, title and mergedAt are required) to include them")
 
 
 # -- the PR store ----------------------------------------------------------------------------------

@@ -223,6 +223,9 @@ class ParsedExport:
 
     prs: list[PullRequest]
     skipped: int
+    first_invalid: str = ""
+    """Why the first skipped record was invalid, where: ``invalid record 17 in week.json: mergedAt:
+    not a date`` (``""`` when none was skipped)."""
 
 
 def _one(item: Any) -> PullRequest:
@@ -260,7 +263,7 @@ def parse_records(data: Any, source: str, *, skip_invalid: bool = False) -> Pars
             skipped += 1
         if error and not skip_invalid:
             raise InputError(f"{error} (fix the record or pass --skip-invalid)")
-    return ParsedExport(prs, skipped)
+    return ParsedExport(prs, skipped, error or "")
 
 
 @contextmanager
@@ -436,9 +439,11 @@ def load_exports(paths: Iterable[str], *, skip_invalid: bool = False, stdin: Any
     """
     prs: list[PullRequest] = []
     skipped = 0
+    first = ""
     for path in paths:
         parsed = parse_records(read_export(path, stdin=stdin), "<stdin>" if path == "-" else path,
                                skip_invalid=skip_invalid)
         prs.extend(parsed.prs)
         skipped += parsed.skipped
-    return ParsedExport(prs, skipped)
+        first = first or parsed.first_invalid
+    return ParsedExport(prs, skipped, first)

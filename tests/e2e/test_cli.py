@@ -182,10 +182,12 @@ def test_no_arguments_prints_the_help_and_exits_2():
 
 def test_an_input_of_only_invalid_records_says_how_many_were_skipped():
     bad = '[{"number": 1, "title": "t", "mergedAt": "not a date", "url": "https://github.com/a/b/pull/1"}]'
-    r = prhub("digest", "-i", "-", "--skip-invalid", "--repo", "a/b", stdin=bad)
-    assert (r.returncode, r.stdout) == (2, "")
-    assert r.stderr == ("prhub: error: the input holds no PRs (1 invalid record skipped), so there is no newest week: "
-                        "pass --week YYYY-Www\n")
+    for week in ([], ["--week", "2026-W20"]):  # nothing usable: no digest of no PRs either
+        r = prhub("digest", "-i", "-", "--skip-invalid", "--repo", "a/b", *week, stdin=bad)
+        assert (r.returncode, r.stdout) == (2, "")
+        assert r.stderr == ("prhub: error: no valid PR record in the input: skipped 1 of 1 record as invalid (the first: "
+                            "invalid record 0 in <stdin>: mergedAt: not a date); fix them in the export (number, title "
+                            "and mergedAt are required) to include them\n")
 
 
 def test_review_first_and_count_answers_write_lines_as_the_digest_does():

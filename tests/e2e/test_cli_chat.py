@@ -83,6 +83,49 @@ def test_ask_count_bounds(query, prs, line):
     assert len(out["prs"]) == prs and line in json.dumps(out["card"], ensure_ascii=False)
 
 
+def _with_invalid(tmp_path, bad):
+    """The sample week (217 records) followed by ``bad`` invalid ones, as one export."""
+    from prhub.bootstrap import sample_path
+
+    path = tmp_path / "week.json"
+    path.write_text(json.dumps(json.loads(sample_path().read_text(encoding="utf-8")) + bad), encoding="utf-8")
+    return path
+
+
+NOT_INT = {"number": "x", "title": "t", "mergedAt": "2026-05-12T00:00:00Z"}
+NO_DATE = {"number": 5, "title": "t", "mergedAt": "yesterday"}
+
+
+@pytest.mark.parametrize("cmd", [["ask", "top 3"], ["digest", "--skip-invalid"]], ids=["ask", "digest-skip-invalid"])
+@pytest.mark.parametrize("bad,rc,err", [
+    ([], 0, ""),
+    ([NOT_INT], 0, "note: skipped 1 of 218 records as invalid (the first: invalid record 217 in {p}: number: not an "
+                   "integer); fix them in the export (number, title and mergedAt are required) to include them\n"),
+    ([NO_DATE, NOT_INT], 0, "note: skipped 2 of 219 records as invalid (the first: invalid record 217 in {p}: mergedAt: "
+                            "not a date); fix them in the export (number, title and mergedAt are required) to include "
+                            "them\n"),
+], ids=["none-invalid-no-line", "one-invalid", "two-invalid-first-named"])
+def test_invalid_records_are_told_in_one_line_beside_the_answer(tmp_path, cmd, bad, rc, err):
+    """``prhub ask -i`` dropped invalid records silently; both commands now say it alike
+    (``bootstrap.skipped_line``)."""
+    p = _with_invalid(tmp_path, bad)
+    r = prhub(*cmd, "-i", str(p))
+    assert (r.returncode, r.stderr) == (rc, err.format(p=p))
+    assert "vllm-project/vllm" in r.stdout
+
+
+@pytest.mark.parametrize("cmd", [["ask", "top 3"], ["digest", "--skip-invalid"]], ids=["ask", "digest-skip-invalid"])
+def test_an_input_of_only_invalid_records_is_exit_2_in_one_line(tmp_path, cmd):
+    """It said "cannot tell the repository: the input has no PR URLs"."""
+    p = tmp_path / "bad.json"
+    p.write_text(json.dumps([NOT_INT, NO_DATE]), encoding="utf-8")
+    r = prhub(*cmd, "-i", str(p))
+    assert (r.returncode, r.stdout) == (2, "")
+    assert r.stderr == (f"prhub: error: no valid PR record in the input: skipped 2 of 2 records as invalid (the first: "
+                        f"invalid record 0 in {p}: number: not an integer); fix them in the export (number, title and "
+                        f"mergedAt are required) to include them\n")
+
+
 def test_ask_input_now_is_newest_merge_and_lang_override():
     week19 = str(shared_file("vllm", "2026-W19.json"))
     r = prhub("ask", "risks this week", "--input", week19, "--lang", "zh")
