@@ -30,7 +30,7 @@ import time
 from concurrent.futures import Executor, Future, ThreadPoolExecutor
 from collections.abc import Callable, Iterable, Mapping
 from datetime import datetime, timedelta
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from prhub.clock import SYSTEM_CLOCK
 from scheduler import claims
@@ -154,7 +154,7 @@ def create_responders(settings: Settings | Config, store: SqlStore | None, *, cl
                 raise InputError("the chat bot needs the PR store (PRHUB_DATABASE_URL) or a digest provider")
             provider = WindowDigests(_store_window(store, r.repo), repo=r.repo, rules=r.rules, clock=now, tz=r.tz,
                                       version=_store_version(store, r.repo))
-            history = StoreHistory(store, r.repo)
+            history = _ReusedSpanHistory(store, r.repo)
         out.append(Responder(digest_provider=provider, clock=now, repo=r.repo, tz=r.tz, modules=ModuleIndex(r.rules),
                              subscriptions=store, report_url=report_url_fn(env, r.repo),
                              default_lang=env.prhub_default_lang, observe=_observe_query, history=history,
@@ -168,30 +168,51 @@ def _store_window(store: SqlStore, repo: str) -> Callable[[datetime, datetime], 
 
 
 VERSION_REUSE_S = 1.0
-"""Seconds a window version read from the store is reused while this process stores no PR
-(:func:`_store_version`): how late a PR another process stores may reach chat answers."""
+"""Seconds a read of the stored PRs' version or span is reused while this process stores no PR
+(:func:`_reused`): how late a PR another process stores may reach chat answers."""
+
+_T = TypeVar("_T")
+
+
+def _reused(store: SqlStore, read: Callable[..., _T]) -> Callable[..., _T]:
+    """``read(*args)``, reused for :data:`VERSION_REUSE_S` per ``args`` while this process stores no
+    PR (``store.pr_writes()`` unchanged): after a PR this process stores (the webhook, the sync job
+    in ``prhub serve``) the next call reads again; a PR another process stores is read within a
+    second."""
+    memo: dict[tuple[Any, ...], tuple[_T, int, float]] = {}
+
+    def cached(*args: Any) -> _T:
+        writes, now = store.pr_writes(), time.monotonic()
+        hit = memo.get(args)
+        if hit is not None and hit[1] == writes and now - hit[2] < VERSION_REUSE_S:
+            return hit[0]
+        value = read(*args)
+        if len(memo) >= 256:
+            memo.clear()
+        memo[args] = (value, writes, now)
+        return value
+
+    return cached
 
 
 def _store_version(store: SqlStore, repo: str) -> Callable[[datetime, datetime], str]:
     """``version(start, end)`` of ``repo``'s stored PRs for the chat's digest cache: the store's
-    ``window_version``, reused for :data:`VERSION_REUSE_S` while this process stores no PR (every
-    question asked it, 1.25 store round trips a question on the mixed set: issue 20). A PR this
-    process stores (the webhook, the sync job in ``prhub serve``) is answered by the next question;
-    one another process stores, within a second."""
-    memo: dict[tuple[datetime, datetime], tuple[str, int, float]] = {}
+    ``window_version`` through :func:`_reused` (every question asked it, 1.25 store round trips a
+    question on the mixed set: issue 20)."""
+    return _reused(store, lambda start, end: store.window_version(repo, start, end))
 
-    def version(start: datetime, end: datetime) -> str:
-        writes, now = store.pr_writes(), time.monotonic()
-        hit = memo.get((start, end))
-        if hit is not None and hit[1] == writes and now - hit[2] < VERSION_REUSE_S:
-            return hit[0]
-        token = store.window_version(repo, start, end)
-        if len(memo) >= 256:
-            memo.clear()
-        memo[(start, end)] = (token, writes, now)
-        return token
 
-    return version
+class _ReusedSpanHistory(StoreHistory):
+    """:class:`StoreHistory` whose :meth:`merged_span` goes through :func:`_reused` (every answer
+    without PRs for its week says the stored span: 0.54 store round trips a question, issue 20)."""
+
+    def __init__(self, store: SqlStore, repo: str) -> None:
+        super().__init__(store, repo)
+        self._span = _reused(store, lambda: store.merged_span(repo))
+
+    def merged_span(self) -> tuple[datetime, datetime] | None:
+        """See :meth:`chatbot.pr_history.PRHistory.merged_span`."""
+        return self._span()
 
 
 def chat_routes(config: Config) -> dict[tuple[str, str], str]:

@@ -1,11 +1,12 @@
-"""The chat's window version (``prhub.web._store_version``, issue 20): the store's ``window_version``
-is reused for ``VERSION_REUSE_S`` (1 s) while this process stores no PR, and read again at once
-after a PR write of this process; a write the process did not make (another process's) shows after
-1 s. Real 2026-W20 PRs in a SQLite store.
+"""The chat's window version and stored span (``prhub.web._reused``, issue 20): the store's
+``window_version`` (and ``merged_span``) is reused for ``VERSION_REUSE_S`` (1 s) while this process
+stores no PR, and read again at once after a PR write of this process; a write the process did not
+make (another process's) shows after 1 s. Real 2026-W20 PRs in a SQLite store.
 
 Wrong changes these fail on: no reuse (back-to-back questions read the store twice), ``<`` -> ``<=``
 (a version 1.0 s old is reused), reuse across this process's own write (a stored PR waits a second),
-``pr_writes`` not bumped by ``store_week``."""
+``pr_writes`` not bumped by ``store_week``, the span read on every answer or kept past a PR this
+process stores."""
 
 from __future__ import annotations
 
@@ -72,3 +73,18 @@ def test_a_write_of_another_process_shows_after_a_second(world):
     assert version(START, END) == before
     now[0] += 0.5
     assert version(START, END) != before
+
+
+def test_the_stored_span_is_reused_until_this_process_stores_a_pr(world, monkeypatch):
+    store, _version, now, _reads = world
+    spans: list[int] = []
+    real = store.merged_span
+    monkeypatch.setattr(store, "merged_span", lambda repo: spans.append(1) or real(repo))
+    history = web._ReusedSpanHistory(store, REPO)
+    first = history.merged_span()
+    assert first == (min(p.merged_at for p in week_prs("2026-W20")), max(p.merged_at for p in week_prs("2026-W20")))
+    now[0] += 0.999
+    assert history.merged_span() == first and len(spans) == 1
+    later = week_prs("2026-W20")[0].model_copy(update={"number": 99999, "merged_at": first[1] + timedelta(hours=1)})
+    store.upsert_prs(REPO, [later])
+    assert history.merged_span() == (first[0], first[1] + timedelta(hours=1)) and len(spans) == 2
