@@ -21,7 +21,7 @@ from chatbot.models import Frozen
 GIST_MAX = 200
 """Characters at most in a gist (the issue's limit for highlights, key-PR tables and cards)."""
 SHORT_GIST = 80
-"""Characters below which a gist takes the next sentence too (cut at a word when it is too long)."""
+"""Characters below which sentences take the next one too (:func:`fit_sentences`)."""
 RESULT_MAX = 80
 """Characters at most in one quoted result."""
 RESULTS_MAX = 2
@@ -179,8 +179,10 @@ def _paragraphs(lines: list[str]) -> list[str]:
     return out
 
 
-def fit_sentences(text: str, limit: int = GIST_MAX) -> str:
-    """Whole sentences of ``text`` up to ``limit`` characters; the first one cut at a word with "…"."""
+def fit_sentences(text: str, limit: int = GIST_MAX, *, go_on: bool = False) -> str:
+    """Whole sentences of ``text`` up to ``limit`` characters; the first one cut at a word with "…".
+    With ``go_on``, whole sentences shorter than :data:`SHORT_GIST` are followed by the next one,
+    cut at a word when it does not fit (a gist's "Fixes #45736." alone says nothing)."""
     sentences = _SENTENCE_END.split(text)
     out = ""
     for s in sentences:
@@ -190,6 +192,8 @@ def fit_sentences(text: str, limit: int = GIST_MAX) -> str:
             if len(out) >= SHORT_GIST:
                 break
         else:
+            if go_on and out and len(out) < SHORT_GIST:  # "Second pass at #46102." says too little: go on, cut at a word
+                return _cut_words(cand, limit)
             break
     if out:
         return out
@@ -272,4 +276,4 @@ def extract_gist(title: str, body: str) -> Gist:
     results = measured_results(f"{title}\n{body}")
     if purpose is None:
         return Gist(text=fit_sentences(title_without_tags(title)), source="title", results=results)
-    return Gist(text=fit_sentences(purpose), source="description", results=results)
+    return Gist(text=fit_sentences(purpose, go_on=True), source="description", results=results)

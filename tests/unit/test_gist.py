@@ -130,3 +130,23 @@ def test_a_list_after_an_unended_line_starts_a_sentence_and_withdrawn_items_are_
 ], ids=["removed-item", "struck-text", "colon-keeps-list", "tag-is-kept"])
 def test_withdrawn_list_items(body, want):
     assert extract_gist("Speed up loading", body).text == want
+
+
+def test_a_short_first_sentence_takes_the_next_one_cut_at_a_word(w27, w20):
+    # "Fixes #45736." alone said nothing of what the PR does
+    g = extract_gist(w27[47062].title, w27[47062].body).text
+    assert g.startswith("Fixes #45736. When GPT-OSS Harmony output ends in a non-terminal parser state")
+    assert g.endswith("…") and len(g) <= GIST_MAX
+    assert extract_gist(w20[41668].title, w20[41668].body).text.startswith(
+        "Follow-up to #41416. Mirror the cu130 wheel build switch onto cu129")
+
+
+@pytest.mark.parametrize("first,goes_on", [(79, True), (80, False)], ids=["79-chars-goes-on", "80-chars-stops"])
+def test_short_gist_boundary(first, goes_on):
+    from chatbot.gist import SHORT_GIST, fit_sentences
+    assert SHORT_GIST == 80
+    one = "A" + "b" * (first - 2) + "."
+    two = "Then " + "word " * 60 + "end."
+    out = fit_sentences(f"{one} {two}", go_on=True)
+    assert out.startswith(one) and (out != one) == goes_on
+    assert fit_sentences(f"{one} {two}") == one  # a review finding's quote keeps its whole sentence
