@@ -35,7 +35,7 @@ table.appendix th:nth-child(1){width:9%}table.appendix th:nth-child(2){width:33%
 table.trend{table-layout:auto}table.trend th{overflow-wrap:anywhere}
 html{font-family:"Noto Sans CJK SC","Noto Sans SC",sans-serif}
 html:lang(en),html:lang(en) body{font-family:"DejaVu Sans","Noto Sans","Helvetica Neue",Arial,"Noto Sans CJK SC",sans-serif}
-html:lang(en) code{font-family:"DejaVu Sans Mono",ui-monospace,Menlo,Consolas,"Noto Sans Mono CJK SC",monospace}
+code{font-family:"DejaVu Sans Mono",ui-monospace,Menlo,Consolas,"Noto Sans Mono CJK SC",monospace}
 @page{@top-left{font-family:inherit}@bottom-center{font-family:inherit}}
 """
 """The PDF's own stylesheet, after the page's: fixed table layout with explicit column widths (issue 13:
@@ -53,12 +53,14 @@ fixed-width columns ran 30 pt past it). Risk and label tags are inline boxes (an
 shrink-to-fit: WeasyPrint measured each tag's min- and max-content widths, a third of the print's
 Pango line layouts, 8,213 -> 5,351 for W20 en; the pill keeps its colours and side padding and, as
 before, may wrap) and, for English pages, a Latin font comes before the CJK one (Chinese pages keep
-the page's CJK-first stack): in the text, in ``code`` (DejaVu Sans Mono) and in the running header and
-page numbers, whose margin boxes inherit the root's font (the page context inherits from the root
-element: the CJK stack the page gives them, Latin-first in English). Each CJK face that prints a glyph
+the page's CJK-first stack for their text): in the text and in the running header and page numbers,
+whose margin boxes inherit the root's font (the page context inherits from the root element: the CJK
+stack the page gives them, Latin-first in English). ``code`` (paths, module ids) is DejaVu Sans Mono
+in every language, the CJK mono only a fallback for a CJK character. Each CJK face that prints a glyph
 is embedded with the glyph ids of the whole font kept (a 0.5-0.8 MB subset of a 20 MB collection, read,
 subset and compressed for each face): W20 en embedded three (text in the header and footer, ``code``, a
-bold Chinese login) and now embeds one, the bold login's. The HTML page itself is unchanged."""
+bold Chinese login) and now embeds one, the bold login's; W20 zh three (regular, bold, mono) and now
+two. The HTML page itself is unchanged."""
 
 _FROZEN = [0]  # how many frozen_heap() blocks are open (any thread)
 _FROZEN_LOCK = threading.Lock()
