@@ -1,9 +1,11 @@
 """Slack Block Kit rendering of the core's :class:`~chatbot.cards.Card` (pure; no network).
 
 Untrusted text (PR titles, paths, logins) is escaped for mrkdwn exactly once: ``&`` -> ``&amp;``
-first, then ``<`` -> ``&lt;`` and ``>`` -> ``&gt;``, nothing else. So no mention, broadcast
-(``<!channel>``) or link can be created by a title, while ``*`` or ``_`` may still render as
-formatting. The bot's own syntax (``<url|label>`` links, ``*bold*`` headings) is added around the
+first, then ``<`` -> ``&lt;`` and ``>`` -> ``&gt;``; and each formatting character (``*``, ``~``,
+a backtick, ``_`` unless inside a word: ``gpu_model`` stays) gets a zero-width space on both sides,
+since mrkdwn has no escape for them: a marker with no boundary on either side opens and closes
+nothing, whether Slack reads U+200B as a space or a letter. So no mention, broadcast
+(``<!channel>``), link, bold, italic, strike or code can be created by a title. The bot's own syntax (``<url|label>`` links, ``*bold*`` headings) is added around the
 escaped text and stays intact; a URL is used byte for byte, and only if
 :func:`chatbot.render.escape.safe_url` accepts it.
 
@@ -18,6 +20,7 @@ they only translate, cutting nothing but escaped section text to its block's siz
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Sequence
 from typing import Any
 
@@ -51,14 +54,22 @@ MAX_BUTTON = 75
 MAX_ALT = 2000
 
 
-def escape(text: str) -> str:
-    """Escape untrusted text for Slack mrkdwn: ``&``, then ``<`` and ``>``, each exactly once, and a bare
-    URL of a host other than GitHub broken (:func:`chatbot.render.escape.break_urls`: Slack would
-    link ``https://evil.example/phish``; it shows ``https://evil[.]example/phish``).
+ZWSP = "\u200b"
+_MARKERS = re.compile(r"[*~`]|(?<![A-Za-z0-9])_|_(?![A-Za-z0-9])")
+"""mrkdwn's formatting markers; ``_`` only at a word's edge (Slack does not italicize ``a_b_c``)."""
 
-    ``R&D <x>`` -> ``R&amp;D &lt;x&gt;``; ``&lt;`` -> ``&amp;lt;`` (shown to readers as typed).
+
+def escape(text: str) -> str:
+    """Escape untrusted text for Slack mrkdwn: ``&``, then ``<`` and ``>``, each exactly once; each
+    formatting marker between two zero-width spaces (:data:`_MARKERS`); and a bare URL of a host
+    other than GitHub broken (:func:`chatbot.render.escape.break_urls`: Slack would link
+    ``https://evil.example/phish``; it shows ``https://evil[.]example/phish``).
+
+    ``R&D <x>`` -> ``R&amp;D &lt;x&gt;``; ``&lt;`` -> ``&amp;lt;`` (shown to readers as typed);
+    ``*bold*`` -> ``␣*␣bold␣*␣`` (␣: U+200B), shown as typed, not bold.
     """
-    return break_urls(text).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    s = break_urls(text).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    return _MARKERS.sub(lambda m: ZWSP + m.group(0) + ZWSP, s)
 
 
 def _one_line(text: str) -> str:
@@ -76,6 +87,8 @@ def _cut(text: str, limit: int) -> str:
     lt = cut.rfind("<")
     if lt >= 0 and ">" not in cut[lt:]:
         cut = cut[:lt]
+    if len(cut) >= 2 and cut[-2] == ZWSP and _MARKERS.match(cut[-1]):  # a marker without its closing guard
+        cut = cut[:-2]
     return cut + ELLIPSIS
 
 

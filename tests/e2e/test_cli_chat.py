@@ -126,6 +126,28 @@ def test_an_input_of_only_invalid_records_is_exit_2_in_one_line(tmp_path, cmd):
                         f"mergedAt are required) to include them\n")
 
 
+def test_a_title_with_markup_is_shown_as_typed_on_slack_and_feishu(tmp_path):
+    """The real W20 title of #39654 holds backticks (`bind_gpu_block_pool()`), here with *, _ and ~
+    added: no marker may stay live in either platform's payload."""
+    from prhub.bootstrap import sample_path
+
+    records = json.loads(sample_path().read_text(encoding="utf-8"))
+    pr = next(r for r in records if r["number"] == 39654)
+    pr["title"] = "*Feat* _KV_ ~old~ " + pr["title"]
+    path = tmp_path / "week.json"
+    path.write_text(json.dumps(records), encoding="utf-8")
+    z = "\u200b"
+    r = prhub("ask", "PR #39654", "-i", str(path), "--format", "slack")
+    assert r.returncode == 0, r.stderr
+    blob = json.dumps(json.loads(r.stdout), ensure_ascii=False)
+    assert f"{z}*{z}Feat{z}*{z} {z}_{z}KV{z}_{z} {z}~{z}old{z}~{z}" in blob
+    assert f"Add {z}`{z}bind_gpu_block_pool(){z}`{z} to KVConnectorBase_V1" in blob
+    r = prhub("ask", "PR #39654", "-i", str(path), "--format", "feishu")
+    assert r.returncode == 0, r.stderr
+    blob = json.dumps(json.loads(r.stdout), ensure_ascii=False)
+    assert "&#42;Feat&#42; &#95;KV&#95; &#126;old&#126;" in blob and "&#96;bind_gpu_block_pool()&#96;" in blob
+
+
 def test_ask_input_now_is_newest_merge_and_lang_override():
     week19 = str(shared_file("vllm", "2026-W19.json"))
     r = prhub("ask", "risks this week", "--input", week19, "--lang", "zh")

@@ -58,7 +58,28 @@ def test_bot_formatting_and_unsafe_urls():
                                                                     (Link(url="javascript:alert(1)", label="<evil>"),),
                                                                     (Link(url="https://a.example/x|y", label="z"),))),))
     text = card_to_blocks(card)[1]["text"]["text"]
-    assert text.splitlines() == ["*Head*", "*Risky**x* &lt;!here&gt;", "&lt;evil&gt;", "z"]
+    assert text.splitlines() == ["*Head*", "*Risky*\u200b*\u200bx\u200b*\u200b &lt;!here&gt;", "&lt;evil&gt;", "z"]
+
+
+Z = "\u200b"
+
+
+@pytest.mark.parametrize("title,shown", [
+    ("Fix *bold* path", f"Fix {Z}*{Z}bold{Z}*{Z} path"),
+    ("an _italic_ word", f"an {Z}_{Z}italic{Z}_{Z} word"),
+    ("~struck~ out", f"{Z}~{Z}struck{Z}~{Z} out"),
+    ("Add `bind_gpu_block_pool()` API", f"Add {Z}`{Z}bind_gpu_block_pool(){Z}`{Z} API"),
+    ("rename gptq_marlin.py to auto_gptq.py", "rename gptq_marlin.py to auto_gptq.py"),
+    ("_leading and trailing_", f"{Z}_{Z}leading and trailing{Z}_{Z}"),
+    ("a*b", f"a{Z}*{Z}b"),
+], ids=["bold", "italic", "strike", "code", "underscore-inside-words-stays", "underscore-at-edges", "lone-star"])
+def test_a_title_cannot_format_slack_text(title, shown):
+    """Titles (untrusted) rendered "*bold*", "_x_", "~x~" and backticks as formatting on Slack cards;
+    mrkdwn has no escape for them, so each marker gets a zero-width space on both sides (no
+    boundary on either side: it opens and closes nothing). Wrong change: guarding only one side, or
+    every ``_`` (the vLLM file names of real W20 #38288 would be split)."""
+    assert escape(title) == shown
+    assert render_runs([PRRef(number=1, url=URL, title=title)]) == f"#1 <{URL}|{shown}>"
 
 
 # --- BR-03 ----------------------------------------------------------------------------------------
