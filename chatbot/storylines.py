@@ -46,6 +46,8 @@ FIXES_TOLD = 2
 LEAD_CHARS = 90
 """Characters of a series' leading title in its name."""
 TITLE_CHARS = 70
+TERSE_TITLE_WORDS = 3
+"""A cited title of fewer words than this is followed by its gist (:func:`_lead_what`)."""
 """Characters of a leading PR's title quoted in the storyline sentence."""
 
 _SERIES = re.compile(r"\[\s*\d+\s*/\s*(?:n|\d+)\s*\]|\(\s*\d+\s*/\s*(?:n|\d+)\s*\)|\(continued\)|\bpart\s+\d+\b"
@@ -88,9 +90,19 @@ def _clip(text: str, limit: int = LEAD_CHARS) -> str:
     return clip_words(text.rstrip("."), limit, trim=" ,;:")
 
 
+def _lead_what(p: AnalyzedPR, gists: dict[int, tuple[str, tuple[str, ...]]]) -> str:
+    """A cited PR as the storyline's sentence names it: its title without tags, and when the title is
+    shorter than :data:`TERSE_TITLE_WORDS` words its gist after a colon ("DSpark" alone, W27's most
+    important PR, said nothing of what it does); at most :data:`TITLE_CHARS` characters."""
+    title = title_without_tags(p.title)
+    gist = gists.get(p.number, ("", ()))[0]
+    if len(title.split()) < TERSE_TITLE_WORDS and gist and not gist.casefold().startswith(title.casefold()):
+        return _clip(f"{title}: {gist}", TITLE_CHARS)
+    return _clip(title, TITLE_CHARS)
+
+
 def _sentence(group: _Group, gists: dict[int, tuple[str, tuple[str, ...]]], lang: str, cited: int) -> str:
-    parts = [tr(lang, "story.lead", number=p.number, what=_clip(title_without_tags(p.title), TITLE_CHARS))
-             for p in group.prs[:LEADS]]
+    parts = [tr(lang, "story.lead", number=p.number, what=_lead_what(p, gists)) for p in group.prs[:LEADS]]
     n = len(group.prs)
     count = tr(lang, "story.prs_one") if n == 1 else tr(lang, "story.prs", n=n)
     sentence = tr(lang, "story.sentence", name=group.name, count=count, leads=tr(lang, "story.sep").join(parts))

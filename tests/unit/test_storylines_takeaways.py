@@ -108,3 +108,25 @@ def test_a_storyline_is_counted_alike_in_its_sentence_the_takeaways_and_the_summ
         assert th.summary.startswith(f"{th.total} PRs: ") and th.total >= len(th.prs)
         assert f"{th.name} ({th.total})" in md  # the summary's main directions
     assert takeaways(w20)[0].startswith(f"Shipped: {w20.themes[0].name} ({w20.themes[0].total} PRs)")
+
+
+def test_a_terse_cited_title_is_followed_by_its_gist():
+    # W27's most important PR, "[Spec Decode] DSpark" (#46995), was "DSpark (#46995)" in its storyline's
+    # sentence and said nowhere what it does (its key-PR row is left out as told in the highlights)
+    d = written_digest(thread_prs("2026-W27"), repo="vllm-project/vllm", week=IsoWeek(2026, 27),
+                       rules=shipped_rules("vllm"))
+    spec = next(t for t in d.themes if 46995 in t.prs)
+    assert spec.summary.startswith("13 PRs: DSpark: Adds support for DSpark speculative decoding, using both… (#46995), "
+                                   "Implement block verification for rejection sampling (#46781)")
+
+
+@pytest.mark.parametrize("title,terse", [("[Spec Decode] DSpark", True), ("Xqa decode", True),
+                                         ("Xqa decode kernels", False)], ids=["1-word", "2-words", "3-words"])
+def test_terse_title_boundary(title, terse):
+    from chatbot.storylines import TERSE_TITLE_WORDS, _lead_what
+    assert TERSE_TITLE_WORDS == 3
+    p = next(a for a in written_digest(thread_prs("2026-W27"), repo="vllm-project/vllm", week=IsoWeek(2026, 27),
+                                       rules=shipped_rules("vllm")).prs if a.number == 46995)
+    p = p.model_copy(update={"title": title})
+    what = _lead_what(p, {46995: ("Adds the thing.", ())})
+    assert what == (f"{title.split('] ')[-1]}: Adds the thing" if terse else title)
