@@ -75,6 +75,8 @@ _COMMAND = re.compile(r"^\s*(?:\$\s*)?(?:[A-Z][A-Z0-9_]+=\S*\s+)*(?:pytest|pytho
                       r"docker|lm_eval|torchrun|CUDA_VISIBLE_DEVICES=\S*)\s")
 _INLINE = re.compile(r"\*\*|__|(?<!\w)[*_](?=\S)|(?<=\S)[*_](?!\w)|`")
 _SPACES = re.compile(r"\s+")
+_ESCAPED = re.compile(r"\\([!-/:-@\[-`{-~])")
+"""A Markdown backslash escape ("\\>1.5 years old"): the character as the reader sees it."""
 _STRUCK = re.compile(r"~~[^~\n]+~~")
 """Struck-through text: what the author withdrew."""
 _WITHDRAWN = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+\[(?:reverted|removed|dropped|abandoned|obsolete|withdrawn|"
@@ -123,6 +125,7 @@ def inline_text(line: str) -> str:
     line = _LINK.sub(lambda m: m.group(1), line)
     line = _PR_URL.sub(lambda m: f"#{m.group(1)}", line)
     line = _URL.sub("", line)
+    line = _ESCAPED.sub(r"\1", line)
     line = _INLINE.sub("", line)
     line = re.sub(r"^\s*(?:[-*+]|\d+[.)])\s+", "", line)
     line = re.sub(r"\b(?:via|at|in|see|from)\s*([:.,]|$)", r"\1", line)

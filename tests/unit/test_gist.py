@@ -150,3 +150,11 @@ def test_short_gist_boundary(first, goes_on):
     out = fit_sentences(f"{one} {two}", go_on=True)
     assert out.startswith(one) and (out != one) == goes_on
     assert fit_sentences(f"{one} {two}") == one  # a review finding's quote keeps its whole sentence
+
+
+def test_markdown_escapes_read_as_the_character(w27):
+    # W27 #47143's list item "- \>1.5 years old" showed its backslash in every plain-text answer
+    g = extract_gist(w27[47143].title, w27[47143].body).text
+    assert g.startswith(">1.5 years old; See almost no usage in vLLM") and "\\" not in g
+    assert extract_gist("t", "Handles a\\_b and 3 \\* 4 in the parser correctly.").text == \
+        "Handles a_b and 3 * 4 in the parser correctly."
