@@ -111,7 +111,7 @@ def answer(q: CountQuery, ctx: AnswerContext) -> Card:
         names.append(tr(lang, "card.filter.any_risk"))
     if author is not None:
         names.append(tr(lang, "card.count.by", name=author))
-    what = tr(lang, "sep").join(names) or tr(lang, "card.count.all")
+    what = tr(lang, "sep").join(names) or tr(lang, "card.count.all_size" if q.by == "size" else "card.count.all")
     notice += ctx.ignored_line(ignored)
     n = q.n or DEFAULT_N
     if q.by in ("module", "author", "label"):
@@ -140,7 +140,8 @@ def answer(q: CountQuery, ctx: AnswerContext) -> Card:
 
     key = (lambda p: (-(p.additions + p.deletions), p.number)) if q.by == "size" else (lambda p: (-p.importance, p.number))
     return filtered_card(d, prs, header=tr(lang, "card.count.header", what=what, where=where),
-                         count_line=tr(lang, "card.count.prs", n=len(prs), what=what, where=where, total=len(pool)),
+                         count_line=tr(lang, "card.count.prs", n=len(prs), what=what, where=where, total=len(pool))
+                         if names else tr(lang, "card.count.prs_all", n=len(prs)),
                          empty_line=tr(lang, "card.count.zero", what=what, where=where), detail=detail,
                          limits=limits, notice=notice, key=key,
                          heading_key="card.count.biggest" if q.by == "size" else "card.h.matching")

@@ -73,7 +73,7 @@ def test_ask_top_n_in_chinese_ignores_no_word(query):
     ("0 biggest PRs", 0, "A count of 0 lists nothing: ask for 1 to 50, e.g. “5 biggest PRs”."),
     ("top 1", 1, "and 23 more key PRs"),
     ("top 999", 24, "Key PRs"),
-    ("51 biggest PRs", 50, "217 of 217 PRs"),
+    ("51 biggest PRs", 50, "All 217 merged PRs."),  # no filter: not "217 of 217 PRs in 2026-W20: PRs."
 ], ids=["top-0", "zh-0", "size-0", "top-1", "top-999-all-24-key", "size-51-capped-50"])
 def test_ask_count_bounds(query, prs, line):
     """A count of 0 listed one PR (it was raised to 1); the sample week has 24 key PRs and 217 PRs."""
