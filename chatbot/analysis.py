@@ -190,6 +190,10 @@ class PRAnalysis:
         """``{tag: reason}`` written in ``lang``."""
         return {f.tag: say(lang, f.reason) for f in self.findings}
 
+    def weights(self) -> dict[str, int]:
+        """``{tag: evidence weight}`` for the findings that weigh more than 0."""
+        return {f.tag: f.weight for f in self.findings if f.weight}
+
 
 def importance(
     *,

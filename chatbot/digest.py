@@ -141,6 +141,7 @@ def _analyzed(a: PRAnalysis, graph: RevertGraph, lang: str, rules: Rules, repo: 
         primary_module=a.primary_module,
         risk_tags=a.risk_tags,
         risk_reasons=a.reasons(lang),
+        risk_weights=a.weights(),
         reverted_by=reverted_by,
         additions=pr.additions,
         deletions=pr.deletions,

@@ -240,6 +240,10 @@ class AnalyzedPR(Frozen):
     """The author's display name when the record has one (``Harry Mellor`` for ``hmellor``), else ``""``.
     For the LLM writer's fact sheet and validator; not serialized, so ``--format json`` and its schema
     are unchanged."""
+    risk_weights: dict[str, int] = Field(default_factory=dict, exclude=True)
+    """``{tag: evidence weight}`` of the risk findings that weigh more than 0
+    (:attr:`chatbot.risks.base.RiskFinding.weight`): observations name stronger evidence first;
+    not serialized."""
     co_authors: tuple[str, ...] = Field(default=(), exclude=True)
     """``Co-authored-by`` names or logins, in record order, without bots and the author's own trailer;
     like ``author_name`` for the writer only, not serialized."""

@@ -25,7 +25,8 @@ from chatbot.rules import CompiledRules
 class RiskFinding(BaseModel):
     """One risk of one PR, as data: ``tag``, the ``reason`` phrase, and the facts it cites — the
     ``path`` it names with that file's ``additions``/``deletions`` (lines), and ``ref_number``, the
-    PR it refers to (reverted or fixed PR), when any."""
+    PR it refers to (reverted or fixed PR), when any. ``weight`` is how strong the evidence is
+    (0: the rule's weakest kind; higher is stronger): an observation names its PRs strongest first."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
@@ -35,6 +36,7 @@ class RiskFinding(BaseModel):
     additions: int = 0
     deletions: int = 0
     ref_number: int | None = None
+    weight: int = 0
 
 
 @dataclass(frozen=True)

@@ -37,16 +37,18 @@ NAMED_MAX = 3
 recommendations): a PR already named so often is counted in the observation, not named."""
 
 
-def _rank_key(p: AnalyzedPR) -> tuple[float, int]:
-    return (-p.importance, p.number)
+def _rank_key(p: AnalyzedPR, tag: str = "") -> tuple[int, float, int]:
+    """Stronger evidence for ``tag`` first (:attr:`AnalyzedPR.risk_weights`), then importance."""
+    return (-p.risk_weights.get(tag, 0), -p.importance, p.number)
 
 
-def cite(tagged: Sequence[AnalyzedPR], mentions: Counter[int], limit: int = CITED) -> list[AnalyzedPR]:
-    """Up to ``limit`` of ``tagged`` to name (returned in rank order): PRs named fewer times first,
-    rank order among equals, none already named :data:`NAMED_MAX` times; ``mentions`` is updated."""
+def cite(tagged: Sequence[AnalyzedPR], mentions: Counter[int], limit: int = CITED, tag: str = "") -> list[AnalyzedPR]:
+    """Up to ``limit`` of ``tagged`` to name (returned in rank order for ``tag``): stronger evidence
+    first, then PRs named fewer times, rank order among equals, none already named
+    :data:`NAMED_MAX` times; ``mentions`` is updated."""
     free = [p for p in tagged if mentions[p.number] < NAMED_MAX]
-    chosen = sorted(free, key=lambda p: (mentions[p.number], -p.importance, p.number))[:limit]
-    chosen.sort(key=_rank_key)
+    chosen = sorted(free, key=lambda p: (-p.risk_weights.get(tag, 0), mentions[p.number], *_rank_key(p, tag)))[:limit]
+    chosen.sort(key=lambda p: _rank_key(p, tag))
     mentions.update(p.number for p in chosen)
     return chosen
 
@@ -158,7 +160,7 @@ def observations(
         if len(items) == th.risk_observations:
             break
         tag = rule.tag
-        tagged = sorted((p for p in prs if tag in p.risk_tags), key=_rank_key)
+        tagged = sorted((p for p in prs if tag in p.risk_tags), key=lambda p: _rank_key(p, tag))
         if not tagged:
             continue
         n = len(tagged)
@@ -187,7 +189,7 @@ def observations(
                              else tr(lang, "obs.revert_title", pr=p.number, reason=p.risk_reasons.get(tag, "")))
             detail = tr(lang, "obs.revert", n=n, pairs=tr(lang, "obs.item_sep").join(pairs))
         else:
-            shown = cite(tagged, mentions)
+            shown = cite(tagged, mentions, tag=tag)
             names = [p.number for p in shown]
             key = f"obs.{tag}" if has_text(f"obs.{tag}") else "obs.generic"
             named = _reasons(shown, tag, lang, n) if shown else tr(lang, "obs.in_appendix")

@@ -219,3 +219,17 @@ def test_kernel_tests_of_a_named_module_stay_out_of_kernels():
     assert classify("tests/kernels/attention/test_flash_attn.py").modules == ("attention",)
     assert classify("tests/kernels/moe/test_moe.py").modules == ("moe",)
     assert classify("tests/kernels/quantization/test_fp8.py").modules == ("quantization",)
+
+
+# --- security-sensitive: a title or path is stronger evidence than a description --------------
+
+def test_security_observation_names_titles_before_descriptions():
+    # W27: #46301 ("index out of bounds" in its description: a CUDA crash) and #47383 ("overflow") were
+    # named and recommended for a security review before "fix(security): prevent image decompression
+    # bomb" (#47010), whose title says it
+    d = written_digest(thread_prs("2026-W27"), repo="vllm-project/vllm", week=IsoWeek(2026, 27), rules=RULES)
+    sec = next(r for r in d.risks if r.kind == "security-sensitive")
+    assert sec.prs[:4] == (45890, 47010, 47101, 47007)  # titles ("HTTPS", "security", "TLS"), importance order
+    assert sec.named == (45890, 47010, 47101)
+    by = {p.number: p for p in d.prs}
+    assert by[47010].risk_weights == {"security-sensitive": 1} and by[46301].risk_weights == {}
