@@ -39,11 +39,15 @@ class Gist(Frozen):
 _FENCE = re.compile(r"^\s*(```|~~~).*?(^\s*\1[^\n]*$|\Z)", re.MULTILINE | re.DOTALL)
 _HTML_COMMENT = re.compile(r"<!--.*?(-->|\Z)", re.DOTALL)
 _DETAILS = re.compile(r"<details\b.*?(</details>|\Z)", re.DOTALL | re.IGNORECASE)
-_HTML_TAG = re.compile(r"</?[A-Za-z][^>\n]*>")
+_HTML_TAG = re.compile(r"</?(?:a|abbr|b|blockquote|br|center|code|del|details|div|em|font|h[1-6]|hr|i|img|ins|kbd|li|ol|p|"
+                       r"picture|pre|s|source|span|strike|strong|sub|summary|sup|table|tbody|td|th|thead|tr|u|ul|video)"
+                       r"(?:\s[^<>\n]*)?/?>", re.IGNORECASE)
+"""An HTML tag GitHub renders; ``x<y and y>z`` and ``std::vector<int>`` are text."""
 _IMAGE = re.compile(r"!\[[^\]\n]*\]\([^)\n]*\)")
 _LINK = re.compile(r"\[([^\]\n]*)\]\((?:[^()\n]|\([^)\n]*\))*\)")
 _PR_URL = re.compile(r"https?://github\.com/[\w.-]+/[\w.-]+/(?:pull|issues)/(\d+)[^\s)]*")
-_URL = re.compile(r"<?https?://[^\s>)]+>?")
+_URL = re.compile(r"<?https?://[^\s>)]*[^\s>).,;:!?]>?")
+"""A bare URL, without the sentence's punctuation after it."""
 _HEADING = re.compile(r"^\s{0,3}(?:#{1,6}\s*(?P<h>.*?)\s*#*\s*|\*\*(?P<b>[^*\n]{1,60})\*\*:?\s*|(?P<c>[A-Z][A-Za-z ]{1,40}):)$")
 _CHECKBOX = re.compile(r"^\s*[-*]\s*\[[ xX]\]")
 _TABLE = re.compile(r"^\s*\|")
@@ -73,6 +77,8 @@ _TRAILING_NUM = re.compile(r"\s*\(#\d+\)\s*$")
 _SENTENCE_END = re.compile(r"(?<!\be\.g\.)(?<!\bi\.e\.)(?<!\betc\.)(?<!\bvs\.)(?<=[.!?])\s+(?=[A-Z`\"'(])")
 _COMMAND = re.compile(r"^\s*(?:\$\s*)?(?:[A-Z][A-Z0-9_]+=\S*\s+)*(?:pytest|python3?|vllm|pip|uv|curl|bash|export|git|"
                       r"docker|lm_eval|torchrun|CUDA_VISIBLE_DEVICES=\S*)\s")
+_CODE_SPAN = re.compile(r"`+([^`\n]*)`+")
+"""A code span; :func:`inline_text` keeps its text as written."""
 _INLINE = re.compile(r"\*\*|__|(?<!\w)[*_](?=\S)|(?<=\S)[*_](?!\w)|`")
 _SPACES = re.compile(r"\s+")
 _ESCAPED = re.compile(r"\\([!-/:-@\[-`{-~])")
@@ -120,15 +126,18 @@ def clean_markdown(body: str) -> str:
 
 
 def inline_text(line: str) -> str:
-    """One Markdown line as plain text: links to their text, PR URLs to ``#N``, other URLs and emphasis removed."""
+    """One Markdown line as plain text: links to their text, PR URLs to ``#N``, other URLs and emphasis
+    removed; code spans keep their text as written (``__init__.py``, ``**kwargs``)."""
     line = _STRUCK.sub("", line)
     line = _LINK.sub(lambda m: m.group(1), line)
     line = _PR_URL.sub(lambda m: f"#{m.group(1)}", line)
-    line = _URL.sub("", line)
-    line = _ESCAPED.sub(r"\1", line)
-    line = _INLINE.sub("", line)
+    bare = _URL.sub("", line)
+    if bare != line:  # "see <url>." / "via <url>:" left dangling by the removed URL
+        bare = re.sub(r"(?<![\w-])(?:via|at|in|see|from)\s*([:.,]|$)", r"\1", bare)
+        bare = re.sub(r"\s*,?\s+([.,;:])|,([.;:])", r"\1\2", bare)  # "doc, ." -> "doc."
+    parts = _CODE_SPAN.split(bare)  # odd parts: code
+    line = "".join(p if i % 2 else _INLINE.sub("", _ESCAPED.sub(r"\1", p)) for i, p in enumerate(parts))
     line = re.sub(r"^\s*(?:[-*+]|\d+[.)])\s+", "", line)
-    line = re.sub(r"\b(?:via|at|in|see|from)\s*([:.,]|$)", r"\1", line)
     return _SPACES.sub(" ", line).strip()
 
 

@@ -158,3 +158,24 @@ def test_markdown_escapes_read_as_the_character(w27):
     assert g.startswith(">1.5 years old; See almost no usage in vLLM") and "\\" not in g
     assert extract_gist("t", "Handles a\\_b and 3 \\* 4 in the parser correctly.").text == \
         "Handles a_b and 3 * 4 in the parser correctly."
+
+
+@pytest.mark.parametrize("body,want", [
+    ("Make the new cache opt-in. The default stays the old one for every model we ship today.",
+     "Make the new cache opt-in. The default stays the old one for every model we ship today."),
+    ("Log in. This fixes the login flow for users behind the proxy of the cluster.",
+     "Log in. This fixes the login flow for users behind the proxy of the cluster."),
+    ("Clamp when x<y and y>z so the scheduler never sees a negative budget in practice.",
+     "Clamp when x<y and y>z so the scheduler never sees a negative budget in practice."),
+    ("Return a `std::vector<int>` of outputs instead of copying each tensor in the loop.",
+     "Return a std::vector<int> of outputs instead of copying each tensor in the loop."),
+    ("Fix `__init__.py` imports and `*args` handling in the loader for every caller.",
+     "Fix __init__.py imports and *args handling in the loader for every caller."),
+    ("Details are in the design doc, see https://docs.example/design. It covers the new cache.",
+     "Details are in the design doc. It covers the new cache."),
+    ("Drops <b>bold</b> markup and a <br/> break from the text shown in the digest.",
+     "Drops bold markup and a break from the text shown in the digest."),
+], ids=["opt-in", "log-in", "lt-gt-text", "template-in-code", "dunder-in-code", "dangling-see", "html-tags"])
+def test_inline_text_keeps_the_words_as_written(body, want):
+    # red-team finds: "opt-in." became "opt-.", "x<y and y>z" lost "<y and y>", `__init__.py` lost its dunders
+    assert extract_gist("t", body).text == want
