@@ -22,6 +22,7 @@ from collections.abc import Iterable
 from datetime import date
 from pydantic import BaseModel, ConfigDict
 
+from chatbot.errors import InputError
 from chatbot.i18n import langs
 from chatbot.module_names import ModuleIndex, squash
 from chatbot.risks import RISKS
@@ -426,7 +427,7 @@ def resolve_week(ref: str, current: IsoWeek) -> IsoWeek:
     (the latest week 19 not after ``current``).
 
     Raises:
-        chatbot.errors.InputError: an ISO week that does not exist.
+        chatbot.errors.InputError: an ISO week that does not exist, or a ``Wnn`` no year of the last eight has.
     """
     if ref == "current":
         return current
@@ -434,13 +435,13 @@ def resolve_week(ref: str, current: IsoWeek) -> IsoWeek:
         return current.previous()
     if re.fullmatch(r"W[0-9]{2}", ref):
         n = int(ref[1:])
-        for year in (current.year, current.year - 1):
+        for year in range(current.year, current.year - 8, -1):  # a year with a week 53 comes every 5-6 years
             try:
                 date.fromisocalendar(year, n, 1)
             except ValueError:
                 continue
             if IsoWeek(year, n) <= current:
                 return IsoWeek(year, n)
-        return IsoWeek(current.year - 1, min(n, 52))
+        raise InputError(f"W{n:02d} is not a week of the last eight years: name its year, e.g. 2026-W20")
     return IsoWeek.parse(ref)
 

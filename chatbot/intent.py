@@ -124,8 +124,12 @@ def week_of(s: str) -> tuple[WeekRef, str, str]:
             return "current", f"{year}-W{week:02d}", rest
         return f"{year}-W{week:02d}", "", rest
     m = SHORT_WEEK.search(s)
-    if m and 1 <= int(m.group(1) or m.group(2)) <= 53:
-        return f"W{int(m.group(1) or m.group(2)):02d}", "", (s[: m.start()] + " " + s[m.end():]).strip()
+    if m:
+        n = int(m.group(1) or m.group(2))
+        rest = (s[: m.start()] + " " + s[m.end():]).strip()
+        if not 1 <= n <= 53:  # "wk0", "W54": no year has that week
+            return "current", f"W{n:02d}", rest
+        return f"W{n:02d}", "", rest
     m = LAST_WEEK.search(s)
     if m:
         return "previous", "", (s[: m.start()] + " " + s[m.end():]).strip()

@@ -10,6 +10,7 @@ measure word (the 条 rows fail with ``("条",)``).
 from __future__ import annotations
 
 import pytest
+from chatbot.weeks import IsoWeek
 
 from chatbot.entities import extract
 from chatbot.intent import cue_pattern
@@ -86,10 +87,9 @@ def test_a_count_is_kept_from_0_and_capped_at_50(q, n, intent):
     ("2026年第19周的重点PR", ("2026-W19",), "2026-W19"),
     ("第19周的重点PR", ("W19",), "W19"),
     ("top PRs wk53", ("W53",), "W53"),
-    ("top PRs wk54", (), "current"),
     ("network PRs", (), "current"),
 ], ids=["w", "wk", "wk-spaced", "week", "iso", "iso-wk", "iso-wk-no-dash", "year-week-words", "zh-year",
-        "zh-no-year", "wk-53", "wk-54-no-week", "w-inside-a-word"])
+        "zh-no-year", "wk-53", "w-inside-a-word"])
 def test_every_week_word_reads_the_same_week(q, weeks, week):
     """"wk19" and "2026-wk19" were no week (the answer was of the current week) though "W19" and
     "2026-W19" were, and "2025 week 19" read only "week 19" (2026-W19). One word for a week
@@ -102,3 +102,27 @@ def test_every_week_word_reads_the_same_week(q, weeks, week):
 def test_a_week_that_does_not_exist_is_told_in_every_form():
     for q in ("risks 2026-W60", "risks 2026-wk60", "risks 2026年第60周"):
         assert parse(q).model_dump()["problem"] == "bad_week:2026-W60", q
+
+
+@pytest.mark.parametrize("ref,current,want", [
+    ("W53", IsoWeek(2026, 20), IsoWeek(2020, 53)),  # 2026-W53 is after W20 and 2025 has 52 weeks: was 2025-W52
+    ("W53", IsoWeek(2026, 53), IsoWeek(2026, 53)),
+    ("W52", IsoWeek(2026, 20), IsoWeek(2025, 52)),
+    ("W20", IsoWeek(2026, 20), IsoWeek(2026, 20)),
+    ("W21", IsoWeek(2026, 20), IsoWeek(2025, 21)),
+], ids=["w53-years-back", "w53-this-year", "w52-last-year", "same-week", "next-week-is-last-year"])
+def test_a_short_week_is_the_latest_such_week_not_after_now(ref, current, want):
+    from chatbot.entities import resolve_week
+    assert resolve_week(ref, current) == want
+
+
+@pytest.mark.parametrize("text,problem", [("top 3 wk0", "W00"), ("top 3 w54", "W54"), ("risks week 0", "W00"),
+                                          ("top 3 w53", ""), ("top 3 w1", "")],
+                         ids=["wk0", "w54", "week-0", "w53-exists", "w1"])
+def test_a_short_week_no_year_has_is_a_problem(text, problem):
+    """"top PRs wk54" answered the current week as if asked (red team): now "W54" is no ISO week."""
+    from chatbot.intent import week_of
+    from chatbot.queries import read
+    assert week_of(text)[1] == problem
+    if problem:
+        assert read(text).query.problem == f"bad_week:{problem}"
