@@ -20,6 +20,8 @@ from chatbot.models import Frozen
 
 GIST_MAX = 200
 """Characters at most in a gist (the issue's limit for highlights, key-PR tables and cards)."""
+_CUT_TRIM = " ,;:-"
+"""What a gist cut at a word drops from its end before the "…"."""
 SHORT_GIST = 80
 """Characters below which sentences take the next one too (:func:`fit_sentences`)."""
 RESULT_MAX = 80
@@ -205,20 +207,22 @@ def fit_sentences(text: str, limit: int = GIST_MAX, *, go_on: bool = False) -> s
                 break
         else:
             if go_on and out and len(out) < SHORT_GIST:  # "Second pass at #46102." says too little: go on, cut at a word
-                return _cut_words(cand, limit)
+                return clip_words(cand, limit, trim=_CUT_TRIM)
             break
     if out:
         return out
-    return _cut_words(text, limit)
+    return clip_words(text, limit, trim=_CUT_TRIM)
 
 
-def _cut_words(text: str, limit: int) -> str:
-    """``text`` cut at a word to at most ``limit`` characters, ending in "…"."""
+def clip_words(text: str, limit: int, trim: str = " ,;:.") -> str:
+    """``text`` cut to at most ``limit`` characters at a word boundary (the last space past half of
+    it), the ``trim`` characters taken off the cut end and ``…`` marking the cut (unchanged when it
+    fits or ``limit`` is 0)."""
+    if not limit or len(text) <= limit:
+        return text
     cut = text[: limit - 1]
     space = cut.rfind(" ")
-    if space > limit // 2:
-        cut = cut[:space]
-    return cut.rstrip(" ,;:-") + "…"
+    return (cut[:space] if space > limit // 2 else cut).rstrip(trim) + "…"
 
 
 def _purpose(body: str) -> str | None:

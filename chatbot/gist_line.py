@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 
-from chatbot.gist import title_without_tags
+from chatbot.gist import clip_words, title_without_tags
 from chatbot.i18n import tr
 from chatbot.models import AnalyzedPR
 
@@ -35,17 +35,6 @@ def repeats_title(gist: str, title: str) -> bool:
 def new_gist(p: AnalyzedPR) -> str:
     """``p.gist`` when it says more than the title (any language), else ``""``."""
     return "" if p.gist_source == "title" or repeats_title(p.gist, p.title) else p.gist
-
-
-def clip_words(text: str, limit: int, trim: str = " ,;:.") -> str:
-    """``text`` cut to at most ``limit`` characters at a word boundary (the last space past half of
-    it), the ``trim`` characters taken off the cut end and ``…`` marking the cut (unchanged when it
-    fits or ``limit`` is 0)."""
-    if not limit or len(text) <= limit:
-        return text
-    cut = text[: limit - 1]
-    space = cut.rfind(" ")
-    return (cut[:space] if space > limit // 2 else cut).rstrip(trim) + "…"
 
 
 def shown_gist(p: AnalyzedPR, lang: str, limit: int = 0) -> str:

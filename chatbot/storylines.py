@@ -30,8 +30,7 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from chatbot.gist import title_without_tags
-from chatbot.gist_line import clip_words
+from chatbot.gist import clip_words, title_without_tags
 from chatbot.globs import PathMatcher
 from chatbot.i18n import tr
 from chatbot.models import AnalyzedPR, FileChange, Theme

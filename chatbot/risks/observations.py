@@ -47,7 +47,7 @@ def cite(tagged: Sequence[AnalyzedPR], mentions: Counter[int], limit: int = CITE
     first, then PRs named fewer times, rank order among equals, none already named
     :data:`NAMED_MAX` times; ``mentions`` is updated."""
     free = [p for p in tagged if mentions[p.number] < NAMED_MAX]
-    chosen = sorted(free, key=lambda p: (-p.risk_weights.get(tag, 0), mentions[p.number], *_rank_key(p, tag)))[:limit]
+    chosen = sorted(free, key=lambda p: (-p.risk_weights.get(tag, 0), mentions[p.number], -p.importance, p.number))[:limit]
     chosen.sort(key=lambda p: _rank_key(p, tag))
     mentions.update(p.number for p in chosen)
     return chosen
